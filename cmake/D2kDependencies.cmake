@@ -1,0 +1,65 @@
+# Every dependency is found by header and library name, so the same file works with the
+# system's Debian packages and with a prefix of unpacked packages carried to the GPU machine
+# (pass -DCMAKE_PREFIX_PATH=<prefix>/usr; see tools/prepare_device.sh).
+
+function(d2k_require_header target header)
+  find_path(${target}_INCLUDE_DIR ${header} REQUIRED)
+  add_library(d2k_dep_${target} INTERFACE)
+  target_include_directories(d2k_dep_${target} SYSTEM INTERFACE ${${target}_INCLUDE_DIR})
+  add_library(d2k::${target} ALIAS d2k_dep_${target})
+endfunction()
+
+function(d2k_require_static_library target header library)
+  find_path(${target}_INCLUDE_DIR ${header} REQUIRED)
+  find_library(${target}_LIBRARY NAMES lib${library}.a ${library} REQUIRED)
+  add_library(d2k_dep_${target} INTERFACE)
+  target_include_directories(d2k_dep_${target} SYSTEM INTERFACE ${${target}_INCLUDE_DIR})
+  target_link_libraries(d2k_dep_${target} INTERFACE ${${target}_LIBRARY})
+  add_library(d2k::${target} ALIAS d2k_dep_${target})
+endfunction()
+
+d2k_require_header(json nlohmann/json.hpp)
+d2k_require_header(cli11 CLI/CLI.hpp)
+d2k_require_header(dlpack dlpack/dlpack.h)
+d2k_require_header(xxhash xxhash.h)
+d2k_require_header(fmt fmt/format.h)
+target_compile_definitions(d2k_dep_fmt INTERFACE FMT_HEADER_ONLY=1)
+d2k_require_static_library(yaml yaml-cpp/yaml.h yaml-cpp)
+d2k_require_static_library(sqlite sqlite3.h sqlite3)
+find_package(Threads REQUIRED)
+target_link_libraries(d2k_dep_sqlite INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
+
+# The embedded interpreter. D2K_PYTHON names the interpreter whose packages (torch, triton) the
+# worker uses; on Debian that is the system /usr/bin/python3, not a pyenv shim.
+if(NOT D2K_PYTHON)
+  if(EXISTS /usr/bin/python3)
+    set(D2K_PYTHON /usr/bin/python3)
+  else()
+    find_program(D2K_PYTHON python3 REQUIRED)
+  endif()
+endif()
+set(D2K_PYTHON ${D2K_PYTHON} CACHE FILEPATH "Python interpreter embedded by the worker")
+set(Python3_EXECUTABLE ${D2K_PYTHON})
+find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Embed)
+execute_process(COMMAND ${D2K_PYTHON} -c "import pybind11; print(pybind11.get_include())"
+                OUTPUT_VARIABLE D2K_PIP_PYBIND11 OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+find_path(pybind11_INCLUDE_DIR pybind11/embed.h HINTS ${D2K_PIP_PYBIND11} REQUIRED)
+add_library(d2k_dep_python INTERFACE)
+target_include_directories(d2k_dep_python SYSTEM INTERFACE ${pybind11_INCLUDE_DIR})
+target_link_libraries(d2k_dep_python INTERFACE Python3::Python)
+add_library(d2k::python ALIAS d2k_dep_python)
+
+# CUDA is optional: only the driver API header is needed at build time; libcuda is opened at run
+# time, so the same binary starts on machines without a driver and says so.
+set(D2K_HAVE_CUDA OFF)
+if(D2K_WITH_CUDA)
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND)
+    set(D2K_HAVE_CUDA ON)
+  endif()
+endif()
+message(STATUS "d2k: python=${D2K_PYTHON} (${Python3_VERSION}), cuda backend=${D2K_HAVE_CUDA}")
+
+if(D2K_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()

@@ -1,0 +1,164 @@
+#include "record/result.h"
+
+#include <array>
+#include <stdexcept>
+#include <utility>
+
+namespace d2k::record {
+namespace {
+
+constexpr std::array<std::pair<Verdict, const char*>, 7> kVerdictNames{{
+    {Verdict::passed, "passed"},
+    {Verdict::incorrect, "incorrect"},
+    {Verdict::runtime_error, "runtime_error"},
+    {Verdict::crashed, "crashed"},
+    {Verdict::timed_out, "timed_out"},
+    {Verdict::invalid, "invalid"},
+    {Verdict::harness_error, "harness_error"},
+}};
+
+template <typename T>
+T value_or(const nlohmann::json& j, const char* key, T fallback) {
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+}  // namespace
+
+std::string to_string(Verdict verdict) {
+  for (const auto& [v, name] : kVerdictNames) {
+    if (v == verdict) return name;
+  }
+  return "harness_error";
+}
+
+Verdict parse_verdict(std::string_view text) {
+  for (const auto& [v, name] : kVerdictNames) {
+    if (text == name) return v;
+  }
+  throw std::invalid_argument("unknown verdict '" + std::string(text) + "'");
+}
+
+bool EvaluationResult::passed() const {
+  if (workloads.empty()) return false;
+  for (const auto& w : workloads) {
+    if (w.verdict != Verdict::passed) return false;
+  }
+  return true;
+}
+
+void to_json(nlohmann::json& j, const OutputCheck& v) {
+  j = {{"name", v.name},          {"rel_norm_error", v.rel_norm_error},
+       {"max_abs_error", v.max_abs_error}, {"mismatches", v.mismatches},
+       {"elements", v.elements},  {"nonfinite", v.nonfinite},
+       {"passed", v.passed},      {"failure", v.failure}};
+}
+
+void from_json(const nlohmann::json& j, OutputCheck& v) {
+  v.name = value_or<std::string>(j, "name", "");
+  v.rel_norm_error = value_or<double>(j, "rel_norm_error", 0.0);
+  v.max_abs_error = value_or<double>(j, "max_abs_error", 0.0);
+  v.mismatches = value_or<int64_t>(j, "mismatches", 0);
+  v.elements = value_or<int64_t>(j, "elements", 0);
+  v.nonfinite = value_or<int64_t>(j, "nonfinite", 0);
+  v.passed = value_or<bool>(j, "passed", false);
+  v.failure = value_or<std::string>(j, "failure", "");
+}
+
+void to_json(nlohmann::json& j, const TrialCheck& v) {
+  j = {{"trial", v.trial},   {"seed", v.seed},         {"kind", v.kind},
+       {"passed", v.passed}, {"outputs", v.outputs}, {"failure", v.failure}};
+}
+
+void from_json(const nlohmann::json& j, TrialCheck& v) {
+  v.trial = value_or<int>(j, "trial", 0);
+  v.seed = value_or<uint64_t>(j, "seed", 0);
+  v.kind = value_or<std::string>(j, "kind", "");
+  v.passed = value_or<bool>(j, "passed", false);
+  v.outputs = value_or<std::vector<OutputCheck>>(j, "outputs", {});
+  v.failure = value_or<std::string>(j, "failure", "");
+}
+
+void to_json(nlohmann::json& j, const Latency& v) {
+  j = {{"method", v.method}, {"mean_s", v.mean_s},   {"stdev_s", v.stdev_s},
+       {"min_s", v.min_s},   {"max_s", v.max_s},     {"cv", v.cv()},
+       {"calls_per_sample", v.calls_per_sample},     {"samples_s", v.samples_s}};
+}
+
+void from_json(const nlohmann::json& j, Latency& v) {
+  v.method = value_or<std::string>(j, "method", "");
+  v.mean_s = value_or<double>(j, "mean_s", 0.0);
+  v.stdev_s = value_or<double>(j, "stdev_s", 0.0);
+  v.min_s = value_or<double>(j, "min_s", 0.0);
+  v.max_s = value_or<double>(j, "max_s", 0.0);
+  v.calls_per_sample = value_or<int64_t>(j, "calls_per_sample", 0);
+  v.samples_s = value_or<std::vector<double>>(j, "samples_s", {});
+}
+
+void to_json(nlohmann::json& j, const WorkloadResult& v) {
+  j = {{"workload", v.workload},   {"verdict", to_string(v.verdict)},
+       {"reason_code", v.reason_code}, {"message", v.message},
+       {"trials", v.trials},       {"wall_seconds", v.wall_seconds},
+       {"from_cache", v.from_cache}};
+  j["latency"] = v.latency ? nlohmann::json(*v.latency) : nlohmann::json(nullptr);
+}
+
+void from_json(const nlohmann::json& j, WorkloadResult& v) {
+  v.workload = value_or<std::string>(j, "workload", "");
+  v.verdict = parse_verdict(value_or<std::string>(j, "verdict", "harness_error"));
+  v.reason_code = value_or<std::string>(j, "reason_code", "");
+  v.message = value_or<std::string>(j, "message", "");
+  v.trials = value_or<std::vector<TrialCheck>>(j, "trials", {});
+  v.wall_seconds = value_or<double>(j, "wall_seconds", 0.0);
+  v.from_cache = value_or<bool>(j, "from_cache", false);
+  auto it = j.find("latency");
+  if (it != j.end() && !it->is_null()) v.latency = it->get<Latency>();
+}
+
+void to_json(nlohmann::json& j, const Environment& v) {
+  j = {{"device_name", v.device_name}, {"driver", v.driver}, {"cuda", v.cuda},
+       {"torch", v.torch},             {"triton", v.triton}, {"python", v.python},
+       {"host", v.host},               {"d2k_version", v.d2k_version}};
+}
+
+void from_json(const nlohmann::json& j, Environment& v) {
+  v.device_name = value_or<std::string>(j, "device_name", "");
+  v.driver = value_or<std::string>(j, "driver", "");
+  v.cuda = value_or<std::string>(j, "cuda", "");
+  v.torch = value_or<std::string>(j, "torch", "");
+  v.triton = value_or<std::string>(j, "triton", "");
+  v.python = value_or<std::string>(j, "python", "");
+  v.host = value_or<std::string>(j, "host", "");
+  v.d2k_version = value_or<std::string>(j, "d2k_version", "");
+}
+
+void to_json(nlohmann::json& j, const EvaluationResult& v) {
+  j = {{"id", v.id},
+       {"created_at", v.created_at},
+       {"task", v.task_id},
+       {"impl_kind", v.impl_kind},
+       {"impl_path", v.impl_path},
+       {"impl_hash", v.impl_hash},
+       {"device", v.device},
+       {"protocol_version", v.protocol_version},
+       {"base_seed", v.base_seed},
+       {"environment", v.environment},
+       {"passed", v.passed()},
+       {"workloads", v.workloads}};
+}
+
+void from_json(const nlohmann::json& j, EvaluationResult& v) {
+  v.id = value_or<int64_t>(j, "id", 0);
+  v.created_at = value_or<std::string>(j, "created_at", "");
+  v.task_id = value_or<std::string>(j, "task", "");
+  v.impl_kind = value_or<std::string>(j, "impl_kind", "");
+  v.impl_path = value_or<std::string>(j, "impl_path", "");
+  v.impl_hash = value_or<std::string>(j, "impl_hash", "");
+  v.device = value_or<std::string>(j, "device", "");
+  v.protocol_version = value_or<int>(j, "protocol_version", kProtocolVersion);
+  v.base_seed = value_or<uint64_t>(j, "base_seed", 0);
+  v.environment = value_or<Environment>(j, "environment", {});
+  v.workloads = value_or<std::vector<WorkloadResult>>(j, "workloads", {});
+}
+
+}  // namespace d2k::record

@@ -1,0 +1,113 @@
+#pragma once
+// The evaluation record (lowest shared data model). What one evaluation produces: per-workload verdicts, correctness evidence and latency. These
+// rows are what the store keeps, `d2k eval` prints, and the scores and reports read.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace d2k::record {
+
+// Bump when a change to the correctness or timing protocol makes old latencies incomparable.
+inline constexpr int kProtocolVersion = 1;
+
+enum class Verdict {
+  passed,         // every trial correct, latency measured
+  incorrect,      // ran, but an output or a state update is wrong
+  runtime_error,  // the candidate raised, or a CUDA call failed
+  crashed,        // the worker process died (signal or unexpected exit)
+  timed_out,      // a call or the workload exceeded its time limit
+  invalid,        // broke an implementation rule (wrong type, mutated a read-only input, ...)
+  harness_error,  // d2k itself or the task failed; not the candidate's fault
+};
+
+std::string to_string(Verdict verdict);
+Verdict parse_verdict(std::string_view text);
+
+struct OutputCheck {
+  std::string name;
+  double rel_norm_error = 0.0;  // ||out - ref|| / ||ref||, in double
+  double max_abs_error = 0.0;
+  int64_t mismatches = 0;       // elements with |out - ref| > atol + rtol * |ref|
+  int64_t elements = 0;
+  int64_t nonfinite = 0;        // NaN or Inf in the candidate's output
+  bool passed = false;
+  std::string failure;          // empty when passed
+};
+
+struct TrialCheck {
+  int trial = 0;
+  uint64_t seed = 0;
+  std::string kind;  // "fresh", "same_buffers" (fresh values into the previous buffers), "after_timing"
+  bool passed = false;
+  std::vector<OutputCheck> outputs;
+  std::string failure;
+};
+
+struct Latency {
+  std::string method;         // timing method name
+  double mean_s = 0.0;        // mean per-call latency over samples
+  double stdev_s = 0.0;       // spread across samples (sample standard deviation)
+  double min_s = 0.0;
+  double max_s = 0.0;
+  int64_t calls_per_sample = 0;
+  std::vector<double> samples_s;  // per-call latency of each batch or replay
+
+  double cv() const { return mean_s > 0.0 ? stdev_s / mean_s : 0.0; }
+};
+
+struct WorkloadResult {
+  std::string workload;
+  Verdict verdict = Verdict::harness_error;
+  std::string reason_code;  // stable, machine-readable (e.g. "output_mismatch", "call_timeout")
+  std::string message;      // human-readable detail, bounded
+  std::vector<TrialCheck> trials;
+  std::optional<Latency> latency;
+  double wall_seconds = 0.0;
+  bool from_cache = false;  // latency reused from an earlier identical evaluation
+};
+
+struct Environment {
+  std::string device_name;  // GPU name, or the CPU model in CPU mode
+  std::string driver;
+  std::string cuda;
+  std::string torch;
+  std::string triton;
+  std::string python;
+  std::string host;
+  std::string d2k_version;
+};
+
+struct EvaluationResult {
+  int64_t id = 0;           // store row id, 0 until saved
+  std::string created_at;   // ISO 8601 UTC
+  std::string task_id;
+  std::string impl_kind;    // reference | baseline | expert | solution
+  std::string impl_path;
+  std::string impl_hash;    // content hash of the implementation file
+  std::string device;       // cuda | cpu
+  int protocol_version = kProtocolVersion;
+  uint64_t base_seed = 0;   // secret during the run, stored afterwards for reproduction
+  Environment environment;
+  std::vector<WorkloadResult> workloads;
+
+  bool passed() const;
+};
+
+void to_json(nlohmann::json& j, const OutputCheck& v);
+void from_json(const nlohmann::json& j, OutputCheck& v);
+void to_json(nlohmann::json& j, const TrialCheck& v);
+void from_json(const nlohmann::json& j, TrialCheck& v);
+void to_json(nlohmann::json& j, const Latency& v);
+void from_json(const nlohmann::json& j, Latency& v);
+void to_json(nlohmann::json& j, const WorkloadResult& v);
+void from_json(const nlohmann::json& j, WorkloadResult& v);
+void to_json(nlohmann::json& j, const Environment& v);
+void from_json(const nlohmann::json& j, Environment& v);
+void to_json(nlohmann::json& j, const EvaluationResult& v);
+void from_json(const nlohmann::json& j, EvaluationResult& v);
+
+}  // namespace d2k::record

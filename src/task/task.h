@@ -1,0 +1,78 @@
+#pragma once
+// The task folder model: what `tasks/<id>/` declares, validated and typed. Knows nothing of CUDA
+// or Python; the worker reads the Python files, this layer only locates them.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace d2k::task {
+
+enum class Device { cuda, cpu };
+
+std::string to_string(Device device);
+
+// Which implementation of a task an evaluation runs. `solution` is a file given by the user.
+enum class ImplKind { reference, baseline, expert, solution };
+
+std::string to_string(ImplKind kind);
+std::optional<ImplKind> parse_impl_kind(std::string_view text);
+
+struct Tolerance {
+  double rel_norm_rtol = 0.0;  // primary gate: ||out - ref|| / ||ref||
+  double atol = 0.0;           // reported, with rtol, as an elementwise mismatch count
+  double rtol = 0.0;
+  double grader_scale = 1.0;   // the gate applies rel_norm_rtol * grader_scale
+
+  double effective_rel_norm_rtol() const { return rel_norm_rtol * grader_scale; }
+  double effective_atol() const { return atol * grader_scale; }
+  double effective_rtol() const { return rtol * grader_scale; }
+};
+
+struct InputRules {
+  std::vector<std::string> static_inputs;   // Python scalars fixed per workload
+  std::vector<std::string> dynamic_inputs;  // tensors drawn fresh for every trial
+  std::vector<std::string> mutable_inputs;  // tensors the operator updates in place (state)
+
+  bool is_mutable(std::string_view name) const;
+};
+
+struct Workload {
+  std::string label;
+  nlohmann::json params;  // every key of the workload entry; passed to get_inputs(config)
+};
+
+// How the evaluator runs this task (the "evaluation" object of config.json).
+struct EvaluationSpec {
+  Device device = Device::cuda;
+  std::string timing_method = "events";  // a name from the timing method registry
+  std::vector<std::string> arguments;    // names of run(...)'s positional arguments, in order
+  std::vector<std::string> outputs;      // names of the returned tensors, in order
+  int correctness_trials = 3;
+  double min_sample_seconds = 1.0;       // each timed batch or graph lasts at least this long
+  int timing_samples = 5;                // batches (events) or replays (graph)
+  double call_timeout_seconds = 120.0;   // no progress for this long: the worker is killed
+  double workload_timeout_seconds = 1200.0;
+};
+
+struct Task {
+  std::string id;
+  std::filesystem::path dir;
+  std::string title;  // first heading of task_description.md
+  nlohmann::json config;
+  nlohmann::json fixed_params;
+  std::vector<Workload> workloads;
+  InputRules input_rules;
+  Tolerance tolerance;
+  EvaluationSpec evaluation;
+  std::vector<std::string> requirements;  // human-readable, from implementation_requirements.yaml
+
+  const Workload* find_workload(std::string_view label) const;
+  // The Python file that implements `kind` (reference.py, baseline/solution.py, ...).
+  std::filesystem::path implementation_file(ImplKind kind) const;
+};
+
+}  // namespace d2k::task
