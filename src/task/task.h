@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@ namespace d2k::task {
 enum class Device { cuda, cpu };
 
 std::string to_string(Device device);
+std::optional<Device> parse_device(std::string_view text);
 
 // Which implementation of a task an evaluation runs. `solution` is a file given by the user.
 enum class ImplKind { reference, baseline, expert, solution };

@@ -1,0 +1,424 @@
+#include "task/task_loader.h"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "task/json_source_map.h"
+#include "task/task_error.h"
+
+namespace d2k::task {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::array<const char*, 6> kRequiredFiles{"task_description.md",
+                                                    "config.json",
+                                                    "get_inputs.py",
+                                                    "reference.py",
+                                                    "implementation_requirements.yaml",
+                                                    "solution.py"};
+
+// d2k owns the "evaluation" object, so a misspelt key is an error rather than a silent default.
+constexpr std::array<std::string_view, 9> kEvaluationKeys{"device",
+                                                          "timing",
+                                                          "arguments",
+                                                          "outputs",
+                                                          "correctness_trials",
+                                                          "min_sample_seconds",
+                                                          "timing_samples",
+                                                          "call_timeout_seconds",
+                                                          "workload_timeout_seconds"};
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw TaskError(file, "cannot open the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw TaskError(file, "cannot read the file");
+  return text.str();
+}
+
+json parse_json(const fs::path& file, std::string_view text) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& error) {
+    // `byte` counts the characters read, the offending one included.
+    const TextPosition at = text_position(text, error.byte > 0 ? error.byte - 1 : 0);
+    // Keep nlohmann's reason, not its "[json.exception...] parse error at line L, column C: ".
+    const std::string what = error.what();
+    const size_t colon = what.find(": ");
+    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
+    throw TaskError(file, at.line, at.column, "invalid JSON: " + reason);
+  }
+}
+
+std::string_view trim(std::string_view text) {
+  const size_t first = text.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
+}
+
+// The text of a markdown ATX heading ("## Title ##" -> "Title"); empty for any other line.
+std::string_view heading_text(std::string_view line) {
+  const size_t hashes = line.find_first_not_of(' ');
+  if (hashes == std::string_view::npos || hashes > 3 || line[hashes] != '#') return {};
+  const size_t text_start = line.find_first_not_of('#', hashes);
+  if (text_start == std::string_view::npos || text_start - hashes > 6) return {};
+  if (line[text_start] != ' ' && line[text_start] != '\t') return {};  // "#tag" is no heading
+  std::string_view text = trim(line.substr(text_start));
+  const size_t closing = text.find_last_not_of('#');
+  if (closing != std::string_view::npos && (text[closing] == ' ' || text[closing] == '\t')) {
+    text = trim(text.substr(0, closing));
+  }
+  return text;
+}
+
+std::string find_title(std::string_view markdown, const std::string& fallback) {
+  size_t start = 0;
+  while (start < markdown.size()) {
+    const size_t end = std::min(markdown.find('\n', start), markdown.size());
+    const std::string_view text = heading_text(markdown.substr(start, end - start));
+    if (!text.empty()) return std::string(text);
+    start = end + 1;
+  }
+  return fallback;
+}
+
+std::string folder_name(const fs::path& dir) {
+  fs::path normal = fs::absolute(dir).lexically_normal();
+  if (!normal.has_filename()) normal = normal.parent_path();  // "tasks/x/"
+  return normal.filename().string();
+}
+
+std::string describe(const json& value) {
+  if (value.is_object()) return "an object";
+  if (value.is_array()) return "an array";
+  const std::string text = value.dump();
+  if (text.size() <= 40) return text;
+  size_t cut = 37;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return text.substr(0, cut) + "...";
+}
+
+// A value of config.json with its JSON path; `value` is null when the field is absent.
+struct Node {
+  const json* value;
+  std::string path;
+
+  Node child(std::string_view key) const {
+    const std::string child_path = path.empty() ? std::string(key) : path + "." + std::string(key);
+    if (value == nullptr || !value->is_object()) return {nullptr, child_path};
+    const auto it = value->find(key);
+    return {it == value->end() ? nullptr : &*it, child_path};
+  }
+
+  Node element(size_t index) const {
+    return {&value->at(index), path + "[" + std::to_string(index) + "]"};
+  }
+};
+
+enum class Sign { positive, non_negative };
+
+// Typed reads of config.json; each violation becomes a TaskError pointing at the field.
+class ConfigReader {
+ public:
+  ConfigReader(fs::path file, std::string_view text) : file_(std::move(file)), text_(text) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
+    // Only a failing load pays for locating the field.
+    const TextPosition at = JsonSourceMap(text_).find(path);
+    throw TaskError(file_, at.line, at.column, path.empty() ? problem : path + ": " + problem);
+  }
+
+  const json& require(const Node& node) const {
+    if (node.value == nullptr) fail(node.path, "required field is missing");
+    return *node.value;
+  }
+
+  const json& object(const Node& node) const {
+    const json& value = require(node);
+    if (!value.is_object()) fail(node.path, "expected an object, got " + describe(value));
+    return value;
+  }
+
+  std::string string(const Node& node) const {
+    const json& value = require(node);
+    if (!value.is_string()) fail(node.path, "expected a string, got " + describe(value));
+    if (value.get_ref<const std::string&>().empty()) fail(node.path, "expected a non-empty string");
+    return value.get<std::string>();
+  }
+
+  // Distinct non-empty strings.
+  std::vector<std::string> names(const Node& node, bool allow_empty) const {
+    const json& value = require(node);
+    if (!value.is_array()) fail(node.path, "expected an array of strings, got " + describe(value));
+    if (value.empty() && !allow_empty) fail(node.path, "expected a non-empty array of strings");
+    std::vector<std::string> result;
+    for (size_t i = 0; i < value.size(); ++i) {
+      const Node item = node.element(i);
+      std::string name = string(item);
+      if (std::find(result.begin(), result.end(), name) != result.end()) {
+        fail(item.path, fmt::format("\"{}\" is listed twice", name));
+      }
+      result.push_back(std::move(name));
+    }
+    return result;
+  }
+
+  // `fallback` is used when the field is absent; without one the field is required.
+  double number(const Node& node, Sign sign, std::optional<double> fallback = {}) const {
+    if (node.value == nullptr && fallback) return *fallback;
+    const json& value = require(node);
+    if (!value.is_number()) fail(node.path, "expected a number, got " + describe(value));
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) fail(node.path, "expected a finite number");
+    if (sign == Sign::positive && !(number > 0.0)) {
+      fail(node.path, "expected a number greater than 0, got " + describe(value));
+    }
+    if (sign == Sign::non_negative && number < 0.0) {
+      fail(node.path, "expected a number of at least 0, got " + describe(value));
+    }
+    return number;
+  }
+
+  int integer(const Node& node, int minimum, std::optional<int> fallback = {}) const {
+    if (node.value == nullptr && fallback) return *fallback;
+    const json& value = require(node);
+    if (!value.is_number_integer()) fail(node.path, "expected an integer, got " + describe(value));
+    const bool fits = value.is_number_unsigned()
+                          ? value.get<uint64_t>() <= static_cast<uint64_t>(INT_MAX)
+                          : value.get<int64_t>() >= INT_MIN && value.get<int64_t>() <= INT_MAX;
+    if (!fits || value.get<int>() < minimum) {
+      fail(node.path,
+           fmt::format("expected an integer of at least {}, got {}", minimum, describe(value)));
+    }
+    return value.get<int>();
+  }
+
+ private:
+  fs::path file_;
+  std::string_view text_;
+};
+
+std::vector<Workload> read_workloads(const ConfigReader& reader, const Node& config) {
+  const Node list = config.child("workloads");
+  const json& value = reader.require(list);
+  if (!value.is_array() || value.empty()) {
+    reader.fail(list.path, "expected a non-empty array of workload objects");
+  }
+  std::vector<Workload> workloads;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const Node entry = list.element(i);
+    reader.object(entry);
+    const Node label = entry.child("label");
+    Workload workload{reader.string(label), *entry.value};
+    for (size_t j = 0; j < workloads.size(); ++j) {
+      if (workloads[j].label == workload.label) {
+        reader.fail(label.path,
+                    fmt::format("duplicate label \"{}\" (also workloads[{}])", workload.label, j));
+      }
+    }
+    workloads.push_back(std::move(workload));
+  }
+  return workloads;
+}
+
+InputRules read_input_rules(const ConfigReader& reader, const Node& config) {
+  const Node node = config.child("input_rules");
+  reader.object(node);
+  InputRules rules;
+  rules.static_inputs = reader.names(node.child("static_inputs"), true);
+  rules.dynamic_inputs = reader.names(node.child("dynamic_inputs"), true);
+  if (const Node mutable_inputs = node.child("mutable_inputs"); mutable_inputs.value != nullptr) {
+    rules.mutable_inputs = reader.names(mutable_inputs, true);
+  }
+  return rules;
+}
+
+Tolerance read_tolerance(const ConfigReader& reader, const Node& config) {
+  const Node node = config.child("tolerance");
+  reader.object(node);
+  Tolerance tolerance;
+  tolerance.rel_norm_rtol = reader.number(node.child("rel_norm_rtol"), Sign::positive);
+  tolerance.atol = reader.number(node.child("atol"), Sign::non_negative, tolerance.atol);
+  tolerance.rtol = reader.number(node.child("rtol"), Sign::non_negative, tolerance.rtol);
+  tolerance.grader_scale =
+      reader.number(node.child("grader_scale"), Sign::positive, tolerance.grader_scale);
+  return tolerance;
+}
+
+EvaluationSpec read_evaluation(const ConfigReader& reader, const Node& config) {
+  const Node node = config.child("evaluation");
+  for (const auto& item : reader.object(node).items()) {
+    if (std::find(kEvaluationKeys.begin(), kEvaluationKeys.end(), item.key()) ==
+        kEvaluationKeys.end()) {
+      std::string known;
+      for (std::string_view key : kEvaluationKeys) {
+        known += (known.empty() ? "" : ", ") + std::string(key);
+      }
+      reader.fail(node.child(item.key()).path, "unknown field (known: " + known + ")");
+    }
+  }
+  EvaluationSpec spec;
+  const Node device = node.child("device");
+  const std::string device_name = reader.string(device);
+  const std::optional<Device> parsed = parse_device(device_name);
+  if (!parsed) {
+    reader.fail(device.path, fmt::format("expected \"cuda\" or \"cpu\", got \"{}\"", device_name));
+  }
+  spec.device = *parsed;
+  spec.timing_method = reader.string(node.child("timing"));
+  spec.arguments = reader.names(node.child("arguments"), false);
+  spec.outputs = reader.names(node.child("outputs"), false);
+  spec.correctness_trials =
+      reader.integer(node.child("correctness_trials"), 3, spec.correctness_trials);
+  spec.min_sample_seconds =
+      reader.number(node.child("min_sample_seconds"), Sign::positive, spec.min_sample_seconds);
+  spec.timing_samples = reader.integer(node.child("timing_samples"), 2, spec.timing_samples);
+  spec.call_timeout_seconds =
+      reader.number(node.child("call_timeout_seconds"), Sign::positive, spec.call_timeout_seconds);
+  spec.workload_timeout_seconds = reader.number(node.child("workload_timeout_seconds"),
+                                                Sign::positive, spec.workload_timeout_seconds);
+  return spec;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Every argument is either static or dynamic, and the input rules name only arguments.
+void check_arguments_covered(const ConfigReader& reader, const InputRules& rules,
+                             const EvaluationSpec& spec) {
+  const auto check_listed = [&](const std::vector<std::string>& names, std::string_view list) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!contains(spec.arguments, names[i])) {
+        reader.fail(fmt::format("input_rules.{}[{}]", list, i),
+                    fmt::format("\"{}\" is not one of evaluation.arguments", names[i]));
+      }
+    }
+  };
+  check_listed(rules.static_inputs, "static_inputs");
+  check_listed(rules.dynamic_inputs, "dynamic_inputs");
+  check_listed(rules.mutable_inputs, "mutable_inputs");
+  for (size_t i = 0; i < rules.dynamic_inputs.size(); ++i) {
+    if (contains(rules.static_inputs, rules.dynamic_inputs[i])) {
+      reader.fail(fmt::format("input_rules.dynamic_inputs[{}]", i),
+                  fmt::format("\"{}\" is also a static input", rules.dynamic_inputs[i]));
+    }
+  }
+  for (size_t i = 0; i < rules.mutable_inputs.size(); ++i) {
+    if (!contains(rules.dynamic_inputs, rules.mutable_inputs[i])) {
+      reader.fail(
+          fmt::format("input_rules.mutable_inputs[{}]", i),
+          fmt::format("\"{}\" must also be listed in dynamic_inputs", rules.mutable_inputs[i]));
+    }
+  }
+  for (size_t i = 0; i < spec.arguments.size(); ++i) {
+    if (!contains(rules.static_inputs, spec.arguments[i]) &&
+        !contains(rules.dynamic_inputs, spec.arguments[i])) {
+      reader.fail(fmt::format("evaluation.arguments[{}]", i),
+                  fmt::format("\"{}\" is in neither input_rules.static_inputs nor "
+                              "input_rules.dynamic_inputs",
+                              spec.arguments[i]));
+    }
+  }
+}
+
+void read_config(Task& task, const fs::path& file) {
+  const std::string text = read_text(file);
+  task.config = parse_json(file, text);
+  const ConfigReader reader(file, text);
+  const Node root{&task.config, ""};
+  reader.object(root);
+  const Node fixed_params = root.child("fixed_params");
+  task.fixed_params = fixed_params.value != nullptr ? reader.object(fixed_params) : json::object();
+  task.workloads = read_workloads(reader, root);
+  task.input_rules = read_input_rules(reader, root);
+  task.tolerance = read_tolerance(reader, root);
+  task.evaluation = read_evaluation(reader, root);
+  check_arguments_covered(reader, task.input_rules, task.evaluation);
+}
+
+[[noreturn]] void yaml_fail(const fs::path& file, const YAML::Mark& mark,
+                            const std::string& message) {
+  // yaml-cpp counts from 0 and marks unknown positions with -1.
+  throw TaskError(file, mark.line >= 0 ? mark.line + 1 : 0, mark.column >= 0 ? mark.column + 1 : 0,
+                  message);
+}
+
+std::vector<std::string> read_requirements(const fs::path& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(read_text(file));
+  } catch (const YAML::Exception& error) {
+    yaml_fail(file, error.mark, "invalid YAML: " + error.msg);
+  }
+  if (!root.IsMap()) yaml_fail(file, root.Mark(), "expected a mapping with a 'requirements' key");
+  const YAML::Node list = std::as_const(root)["requirements"];
+  if (!list) yaml_fail(file, root.Mark(), "requirements: required key is missing");
+  if (!list.IsSequence() || list.size() == 0) {
+    yaml_fail(file, list.Mark(), "requirements: expected a non-empty list of strings");
+  }
+  std::vector<std::string> requirements;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node item = list[i];
+    if (!item.IsScalar() || item.Scalar().empty()) {
+      yaml_fail(file, item.Mark(), fmt::format("requirements[{}]: expected a string", i));
+    }
+    requirements.push_back(item.Scalar());
+  }
+  return requirements;
+}
+
+}  // namespace
+
+Task load_task(const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw TaskError(dir, "no such task folder");
+  for (const char* name : kRequiredFiles) {
+    if (!fs::is_regular_file(dir / name)) throw TaskError(dir / name, "required file is missing");
+  }
+  Task task;
+  task.id = folder_name(dir);
+  task.dir = dir;
+  task.title = find_title(read_text(dir / "task_description.md"), task.id);
+  read_config(task, dir / "config.json");
+  task.requirements = read_requirements(dir / "implementation_requirements.yaml");
+  // Optional, and read by people and agents rather than by d2k; it must still be valid JSON.
+  if (const fs::path guidance = dir / "guidance.json"; fs::exists(guidance)) {
+    parse_json(guidance, read_text(guidance));
+  }
+  return task;
+}
+
+std::vector<fs::path> find_task_dirs(const fs::path& root) {
+  if (!fs::is_directory(root)) throw TaskError(root, "no such tasks folder");
+  std::vector<fs::path> dirs;
+  for (const fs::directory_entry& entry : fs::directory_iterator(root)) {
+    if (entry.is_directory() && fs::is_regular_file(entry.path() / "config.json")) {
+      dirs.push_back(entry.path());
+    }
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+fs::path default_tasks_root() {
+  if (const char* env = std::getenv("D2K_TASKS"); env != nullptr && *env != '\0') return env;
+  return fs::path(D2K_SOURCE_DIR) / "tasks";
+}
+
+}  // namespace d2k::task

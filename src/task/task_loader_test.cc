@@ -1,0 +1,336 @@
+#include "task/task_loader.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "task/task_error.h"
+
+namespace d2k::task {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Line numbers matter: tests that break a field assert the line it is on.
+constexpr const char* kConfig = R"({
+  "benchmark_id": "scale_rows",
+  "fixed_params": {"scale": 2},
+  "workloads": [
+    {"label": "small", "rows": 4, "cols": 8},
+    {"label": "large", "rows": 64, "cols": 128}
+  ],
+  "input_rules": {
+    "static_inputs": ["scale"],
+    "dynamic_inputs": ["x", "state"],
+    "mutable_inputs": ["state"]
+  },
+  "tolerance": {"rel_norm_rtol": 0.001, "atol": 0.0001},
+  "evaluation": {
+    "device": "cpu",
+    "timing": "events",
+    "arguments": ["x", "state", "scale"],
+    "outputs": ["y"]
+  }
+}
+)";
+
+constexpr const char* kRequirements = R"(# rules for candidates
+requirements:
+  - Return a new tensor for y.
+  - Update state in place.
+)";
+
+constexpr const char* kRequiredFiles[] = {"task_description.md",
+                                          "config.json",
+                                          "get_inputs.py",
+                                          "reference.py",
+                                          "implementation_requirements.yaml",
+                                          "solution.py"};
+
+std::string replaced(std::string text, std::string_view from, std::string_view to) {
+  const size_t at = text.find(from);
+  if (at == std::string::npos) throw std::logic_error("test text lacks: " + std::string(from));
+  return text.replace(at, from.size(), to);
+}
+
+class TaskLoaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("d2k_task_loader_" + std::to_string(getpid()) + "_" +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+
+  void TearDown() override { fs::remove_all(root_); }
+
+  static void write(const fs::path& file, std::string_view text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+  }
+
+  // A minimal valid task; each test then breaks one thing.
+  fs::path write_task(const std::string& id, const std::string& config = kConfig) {
+    const fs::path dir = root_ / id;
+    write(dir / "task_description.md", "Intro line\n\n## Scale rows ##\n\nScale every row.\n");
+    write(dir / "config.json", config);
+    write(dir / "get_inputs.py", "def get_inputs(config):\n    return {}\n");
+    write(dir / "reference.py", "def run(x, state, scale):\n    return x * scale\n");
+    write(dir / "implementation_requirements.yaml", kRequirements);
+    write(dir / "solution.py", "def run(x, state, scale):\n    raise NotImplementedError\n");
+    return dir;
+  }
+
+  // The TaskError that loading `dir` raises; fails the test when loading succeeds.
+  static TaskError load_error(const fs::path& dir) {
+    try {
+      load_task(dir);
+    } catch (const TaskError& error) {
+      return error;
+    }
+    ADD_FAILURE() << "loading " << dir << " succeeded";
+    return TaskError(dir, "no error");
+  }
+
+  TaskError config_error(const std::string& config) { return load_error(write_task("t", config)); }
+
+  fs::path root_;
+};
+
+TEST_F(TaskLoaderTest, LoadsValidTask) {
+  const Task task = load_task(write_task("scale_rows"));
+  EXPECT_EQ(task.id, "scale_rows");
+  EXPECT_EQ(task.dir, root_ / "scale_rows");
+  EXPECT_EQ(task.title, "Scale rows");
+  EXPECT_EQ(task.config.at("benchmark_id"), "scale_rows");
+  EXPECT_EQ(task.fixed_params, nlohmann::json({{"scale", 2}}));
+
+  ASSERT_EQ(task.workloads.size(), 2u);
+  EXPECT_EQ(task.workloads[1].label, "large");
+  EXPECT_EQ(task.workloads[1].params,
+            nlohmann::json({{"label", "large"}, {"rows", 64}, {"cols", 128}}));
+  EXPECT_EQ(task.find_workload("small")->params.at("cols"), 8);
+
+  EXPECT_EQ(task.input_rules.static_inputs, std::vector<std::string>{"scale"});
+  EXPECT_EQ(task.input_rules.dynamic_inputs, (std::vector<std::string>{"x", "state"}));
+  EXPECT_TRUE(task.input_rules.is_mutable("state"));
+
+  EXPECT_DOUBLE_EQ(task.tolerance.rel_norm_rtol, 0.001);
+  EXPECT_DOUBLE_EQ(task.tolerance.atol, 0.0001);
+  EXPECT_DOUBLE_EQ(task.tolerance.rtol, 0.0);
+  EXPECT_DOUBLE_EQ(task.tolerance.grader_scale, 1.0);
+
+  EXPECT_EQ(task.evaluation.device, Device::cpu);
+  EXPECT_EQ(task.evaluation.timing_method, "events");
+  EXPECT_EQ(task.evaluation.arguments, (std::vector<std::string>{"x", "state", "scale"}));
+  EXPECT_EQ(task.evaluation.outputs, std::vector<std::string>{"y"});
+  EXPECT_EQ(task.evaluation.correctness_trials, 3);
+  EXPECT_DOUBLE_EQ(task.evaluation.min_sample_seconds, 1.0);
+  EXPECT_EQ(task.evaluation.timing_samples, 5);
+  EXPECT_DOUBLE_EQ(task.evaluation.call_timeout_seconds, 120.0);
+  EXPECT_DOUBLE_EQ(task.evaluation.workload_timeout_seconds, 1200.0);
+
+  EXPECT_EQ(task.requirements,
+            (std::vector<std::string>{"Return a new tensor for y.", "Update state in place."}));
+}
+
+TEST_F(TaskLoaderTest, ReadsOptionalValuesWhenGiven) {
+  std::string config = replaced(kConfig, R"("atol": 0.0001})",
+                                R"("atol": 0.0001, "rtol": 0.01, "grader_scale": 2})");
+  config = replaced(config, R"("outputs": ["y"])",
+                    R"("outputs": ["y"], "correctness_trials": 4, "min_sample_seconds": 0.5,
+    "timing_samples": 7, "call_timeout_seconds": 30, "workload_timeout_seconds": 600)");
+  config = replaced(config, R"(  "fixed_params": {"scale": 2},
+)",
+                    "");
+  config = replaced(config, R"(,
+    "mutable_inputs": ["state"])",
+                    "");
+  const Task task = load_task(write_task("t", config));
+  EXPECT_DOUBLE_EQ(task.tolerance.rtol, 0.01);
+  EXPECT_DOUBLE_EQ(task.tolerance.effective_rel_norm_rtol(), 0.002);
+  EXPECT_EQ(task.evaluation.correctness_trials, 4);
+  EXPECT_DOUBLE_EQ(task.evaluation.min_sample_seconds, 0.5);
+  EXPECT_EQ(task.evaluation.timing_samples, 7);
+  EXPECT_DOUBLE_EQ(task.evaluation.call_timeout_seconds, 30.0);
+  EXPECT_DOUBLE_EQ(task.evaluation.workload_timeout_seconds, 600.0);
+  EXPECT_EQ(task.fixed_params, nlohmann::json::object());
+  EXPECT_TRUE(task.input_rules.mutable_inputs.empty());
+}
+
+TEST_F(TaskLoaderTest, TitleFallsBackToId) {
+  const fs::path dir = write_task("no_heading");
+  write(dir / "task_description.md", "#hashtag is no heading\nplain text\n");
+  EXPECT_EQ(load_task(dir).title, "no_heading");
+}
+
+TEST_F(TaskLoaderTest, IdIgnoresTrailingSeparator) {
+  const fs::path dir = write_task("scale_rows");
+  EXPECT_EQ(load_task(dir.string() + "/").id, "scale_rows");
+}
+
+TEST_F(TaskLoaderTest, NamesEachMissingRequiredFile) {
+  for (const char* name : kRequiredFiles) {
+    const fs::path dir = write_task(std::string("missing_") + name);
+    fs::remove(dir / name);
+    const TaskError error = load_error(dir);
+    EXPECT_EQ(error.file(), dir / name);
+    EXPECT_NE(std::string(error.what()).find(name), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(TaskLoaderTest, OptionalFilesAreAccepted) {
+  const fs::path dir = write_task("t");
+  write(dir / "guidance.json", R"({"L1": "a", "L2": "b", "L3": "c", "cross_level_rationale": ""})");
+  write(dir / "judge_criteria.md", "# Criteria\n");
+  write(dir / "baseline" / "solution.py", "def run(x, state, scale):\n    return x\n");
+  EXPECT_EQ(load_task(dir).id, "t");
+}
+
+TEST_F(TaskLoaderTest, MalformedJsonReportsLineAndColumn) {
+  // Drop the comma after the first workload: the parser trips on the next "{" (line 6).
+  const TaskError error = config_error(replaced(kConfig, R"("cols": 8},)", R"("cols": 8})"));
+  EXPECT_EQ(error.line(), 6);
+  EXPECT_EQ(error.column(), 5);
+  EXPECT_EQ(std::string(error.what()),
+            (root_ / "t" / "config.json").string() +
+                ":6:5: invalid JSON: syntax error while parsing array - unexpected '{'; "
+                "expected ']'");
+}
+
+TEST_F(TaskLoaderTest, MalformedYamlReportsLine) {
+  const fs::path dir = write_task("t");
+  write(dir / "implementation_requirements.yaml",
+        "requirements:\n  - fine\n  - a: b: c\n  - later\n");
+  const TaskError error = load_error(dir);
+  EXPECT_EQ(error.file(), dir / "implementation_requirements.yaml");
+  EXPECT_EQ(error.line(), 3) << error.what();
+  EXPECT_EQ(error.column(), 9) << error.what();
+  EXPECT_EQ(error.message(), "invalid YAML: illegal map value");
+}
+
+TEST_F(TaskLoaderTest, RequirementsMustBeNonEmptyStrings) {
+  const fs::path dir = write_task("t");
+  write(dir / "implementation_requirements.yaml", "requirements:\n  - fine\n  - {a: 1}\n");
+  const TaskError error = load_error(dir);
+  EXPECT_EQ(error.line(), 3);
+  EXPECT_EQ(error.message(), "requirements[1]: expected a string");
+
+  write(dir / "implementation_requirements.yaml", "rules: []\n");
+  EXPECT_EQ(load_error(dir).message(), "requirements: required key is missing");
+}
+
+TEST_F(TaskLoaderTest, RejectsDuplicateLabels) {
+  const TaskError error =
+      config_error(replaced(kConfig, R"({"label": "large")", R"({"label": "small")"));
+  EXPECT_EQ(error.message(), "workloads[1].label: duplicate label \"small\" (also workloads[0])");
+  EXPECT_EQ(error.line(), 6);
+  EXPECT_EQ(error.column(), 15);
+}
+
+TEST_F(TaskLoaderTest, RejectsArgumentNotCoveredByInputRules) {
+  const TaskError error =
+      config_error(replaced(kConfig, R"("static_inputs": ["scale"])", R"("static_inputs": [])"));
+  EXPECT_EQ(error.message(),
+            "evaluation.arguments[2]: \"scale\" is in neither input_rules.static_inputs nor "
+            "input_rules.dynamic_inputs");
+  EXPECT_EQ(error.line(), 17);
+}
+
+TEST_F(TaskLoaderTest, RejectsInputThatIsNotAnArgument) {
+  const TaskError error = config_error(replaced(kConfig, R"("dynamic_inputs": ["x", "state"])",
+                                                R"("dynamic_inputs": ["x", "state", "w"])"));
+  EXPECT_EQ(error.message(),
+            "input_rules.dynamic_inputs[2]: \"w\" is not one of evaluation.arguments");
+  EXPECT_EQ(error.line(), 10);
+}
+
+TEST_F(TaskLoaderTest, RejectsMutableInputThatIsNotDynamic) {
+  std::string config =
+      replaced(kConfig, R"("mutable_inputs": ["state"])", R"("mutable_inputs": ["scale"])");
+  const TaskError error = config_error(config);
+  EXPECT_EQ(error.message(),
+            "input_rules.mutable_inputs[0]: \"scale\" must also be listed in dynamic_inputs");
+  EXPECT_EQ(error.line(), 11);
+}
+
+TEST_F(TaskLoaderTest, RejectsFewerThanThreeCorrectnessTrials) {
+  const TaskError error = config_error(replaced(kConfig, R"("timing": "events",)",
+                                                R"("timing": "events", "correctness_trials": 2,)"));
+  EXPECT_EQ(error.message(),
+            "evaluation.correctness_trials: expected an integer of at least 3, got 2");
+  EXPECT_EQ(error.line(), 16);
+  EXPECT_EQ(error.column(), 47);
+}
+
+TEST_F(TaskLoaderTest, RejectsUnknownDevice) {
+  const TaskError error =
+      config_error(replaced(kConfig, R"("device": "cpu")", R"("device": "gpu")"));
+  EXPECT_EQ(error.message(), "evaluation.device: expected \"cuda\" or \"cpu\", got \"gpu\"");
+  const std::string expected = (root_ / "t" / "config.json").string() + ":15:15: ";
+  EXPECT_TRUE(std::string(error.what()).starts_with(expected)) << error.what();
+}
+
+TEST_F(TaskLoaderTest, RejectsUnknownEvaluationField) {
+  const TaskError error = config_error(
+      replaced(kConfig, R"("timing": "events",)", R"("timing": "events", "timing_sample": 9,)"));
+  EXPECT_TRUE(error.message().starts_with("evaluation.timing_sample: unknown field"))
+      << error.what();
+  EXPECT_EQ(error.line(), 16);
+}
+
+TEST_F(TaskLoaderTest, MissingFieldPointsAtItsObject) {
+  const TaskError error = config_error(replaced(kConfig, R"("rel_norm_rtol": 0.001, )", ""));
+  EXPECT_EQ(error.message(), "tolerance.rel_norm_rtol: required field is missing");
+  EXPECT_EQ(error.line(), 13);
+  EXPECT_EQ(error.column(), 16);
+}
+
+TEST_F(TaskLoaderTest, RejectsNonPositiveTolerance) {
+  const TaskError error =
+      config_error(replaced(kConfig, R"("rel_norm_rtol": 0.001)", R"("rel_norm_rtol": 0)"));
+  EXPECT_EQ(error.message(), "tolerance.rel_norm_rtol: expected a number greater than 0, got 0");
+}
+
+TEST_F(TaskLoaderTest, RejectsWrongTypeWithPath) {
+  const TaskError error =
+      config_error(replaced(kConfig, R"("outputs": ["y"])", R"("outputs": ["y", 3])"));
+  EXPECT_EQ(error.message(), "evaluation.outputs[1]: expected a string, got 3");
+  EXPECT_EQ(error.line(), 18);
+}
+
+TEST_F(TaskLoaderTest, MalformedGuidanceReportsLine) {
+  const fs::path dir = write_task("t");
+  write(dir / "guidance.json", "{\n  \"L1\": \"hint\",\n  \"L2\": \n}\n");
+  const TaskError error = load_error(dir);
+  EXPECT_EQ(error.file(), dir / "guidance.json");
+  EXPECT_EQ(error.line(), 4);
+  EXPECT_EQ(error.column(), 1);
+}
+
+TEST_F(TaskLoaderTest, FindsTaskDirsSorted) {
+  write_task("b_task");
+  write_task("a_task");
+  fs::create_directories(root_ / "c_not_a_task");
+  write(root_ / "README.md", "not a folder");
+  EXPECT_EQ(find_task_dirs(root_), (std::vector<fs::path>{root_ / "a_task", root_ / "b_task"}));
+  EXPECT_THROW(find_task_dirs(root_ / "absent"), TaskError);
+}
+
+TEST_F(TaskLoaderTest, DefaultTasksRootHonoursEnvironment) {
+  const char* saved = std::getenv("D2K_TASKS");
+  const std::string previous = saved != nullptr ? saved : "";
+  setenv("D2K_TASKS", root_.c_str(), 1);
+  EXPECT_EQ(default_tasks_root(), root_);
+  unsetenv("D2K_TASKS");
+  EXPECT_EQ(default_tasks_root(), fs::path(D2K_SOURCE_DIR) / "tasks");
+  if (saved != nullptr) setenv("D2K_TASKS", previous.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace d2k::task
