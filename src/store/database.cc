@@ -1,0 +1,60 @@
+#include "store/database.h"
+
+#include <string>
+#include <utility>
+
+#include <sqlite3.h>
+
+#include "store/store_error.h"
+
+namespace d2k::store {
+
+Database::Database(const std::filesystem::path& path) : path_(path) {
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    // On failure SQLite may still allocate a handle, which carries the message.
+    const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreError("cannot open store " + path.string() + ": " + message);
+  }
+}
+
+Database::~Database() { sqlite3_close(db_); }
+
+Database::Database(Database&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)), path_(std::move(other.path_)) {}
+
+Database& Database::operator=(Database&& other) noexcept {
+  std::swap(db_, other.db_);
+  std::swap(path_, other.path_);
+  return *this;
+}
+
+void Database::exec(const char* sql) const {
+  char* error = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+    const std::string message = error != nullptr ? error : sqlite3_errmsg(db_);
+    sqlite3_free(error);
+    throw StoreError("store " + path_.string() + ": " + message);
+  }
+}
+
+int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+
+Transaction::Transaction(const Database& db, Mode mode) : db_(db) {
+  db_.exec(mode == Mode::immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+}
+
+Transaction::~Transaction() {
+  // A destructor cannot report; the exception that skipped commit() already says what failed.
+  if (open_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  open_ = false;
+}
+
+}  // namespace d2k::store

@@ -1,0 +1,45 @@
+#pragma once
+// A prepared SQLite statement. Values only ever reach SQL through bound parameters.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace d2k::store {
+
+class Statement {
+ public:
+  // Prepares `sql` on `db`; throws StoreError with SQLite's message.
+  Statement(sqlite3* db, std::string_view sql);
+  ~Statement();
+  Statement(const Statement&) = delete;  // owns the sqlite3_stmt; it must be finalized once
+  Statement& operator=(const Statement&) = delete;
+
+  // Parameters are numbered from 1, as in SQLite's ?NNN.
+  void bind_int(int index, int64_t value);
+  // SQLite has no NaN: a NaN is stored as NULL, and column_double() reads NULL back as NaN.
+  void bind_double(int index, double value);
+  void bind_text(int index, std::string_view value);
+  void bind_null(int index);
+
+  // Runs to the next row: true when a row is available, false when done.
+  bool step();
+  // Makes the statement runnable again; bindings are kept until rebound.
+  void reset();
+
+  // Columns are numbered from 0.
+  bool column_is_null(int column) const;
+  int64_t column_int(int column) const;
+  double column_double(int column) const;
+  std::string column_text(int column) const;
+
+ private:
+  [[noreturn]] void fail(std::string_view what) const;
+
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace d2k::store

@@ -1,0 +1,479 @@
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <string>
+
+namespace d2k::store {
+namespace {
+
+using namespace std::string_literals;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A fresh folder per test, removed afterwards.
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "d2k_store_test_XXXXXX");
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path store_path() const { return dir_ / "store.sqlite"; }
+
+  std::filesystem::path dir_;
+};
+
+// Exact equality of doubles: the same bits, except that any NaN equals any NaN.
+::testing::AssertionResult same_double(double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return ::testing::AssertionSuccess();
+  if (std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b)) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << a << " != " << b;
+}
+
+void expect_same(const record::OutputCheck& a, const record::OutputCheck& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_TRUE(same_double(a.rel_norm_error, b.rel_norm_error)) << a.name;
+  EXPECT_TRUE(same_double(a.max_abs_error, b.max_abs_error)) << a.name;
+  EXPECT_EQ(a.mismatches, b.mismatches);
+  EXPECT_EQ(a.elements, b.elements);
+  EXPECT_EQ(a.nonfinite, b.nonfinite);
+  EXPECT_EQ(a.passed, b.passed);
+  EXPECT_EQ(a.failure, b.failure);
+}
+
+void expect_same(const record::TrialCheck& a, const record::TrialCheck& b) {
+  EXPECT_EQ(a.trial, b.trial);
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.passed, b.passed);
+  EXPECT_EQ(a.failure, b.failure);
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (size_t i = 0; i < a.outputs.size(); ++i) expect_same(a.outputs[i], b.outputs[i]);
+}
+
+void expect_same(const record::WorkloadResult& a, const record::WorkloadResult& b) {
+  EXPECT_EQ(a.workload, b.workload);
+  EXPECT_EQ(a.verdict, b.verdict);
+  EXPECT_EQ(a.reason_code, b.reason_code);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_TRUE(same_double(a.wall_seconds, b.wall_seconds)) << a.workload;
+  EXPECT_EQ(a.from_cache, b.from_cache);
+  ASSERT_EQ(a.trials.size(), b.trials.size());
+  for (size_t i = 0; i < a.trials.size(); ++i) expect_same(a.trials[i], b.trials[i]);
+  ASSERT_EQ(a.latency.has_value(), b.latency.has_value()) << a.workload;
+  if (!a.latency) return;
+  EXPECT_EQ(a.latency->method, b.latency->method);
+  EXPECT_TRUE(same_double(a.latency->mean_s, b.latency->mean_s));
+  EXPECT_TRUE(same_double(a.latency->stdev_s, b.latency->stdev_s));
+  EXPECT_TRUE(same_double(a.latency->min_s, b.latency->min_s));
+  EXPECT_TRUE(same_double(a.latency->max_s, b.latency->max_s));
+  EXPECT_EQ(a.latency->calls_per_sample, b.latency->calls_per_sample);
+  ASSERT_EQ(a.latency->samples_s.size(), b.latency->samples_s.size());
+  for (size_t i = 0; i < a.latency->samples_s.size(); ++i) {
+    EXPECT_TRUE(same_double(a.latency->samples_s[i], b.latency->samples_s[i])) << "sample " << i;
+  }
+}
+
+void expect_same(const record::EvaluationResult& a, const record::EvaluationResult& b) {
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.created_at, b.created_at);
+  EXPECT_EQ(a.task_id, b.task_id);
+  EXPECT_EQ(a.impl_kind, b.impl_kind);
+  EXPECT_EQ(a.impl_path, b.impl_path);
+  EXPECT_EQ(a.impl_hash, b.impl_hash);
+  EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.protocol_version, b.protocol_version);
+  EXPECT_EQ(a.base_seed, b.base_seed);
+  EXPECT_EQ(a.environment.device_name, b.environment.device_name);
+  EXPECT_EQ(a.environment.driver, b.environment.driver);
+  EXPECT_EQ(a.environment.cuda, b.environment.cuda);
+  EXPECT_EQ(a.environment.torch, b.environment.torch);
+  EXPECT_EQ(a.environment.triton, b.environment.triton);
+  EXPECT_EQ(a.environment.python, b.environment.python);
+  EXPECT_EQ(a.environment.host, b.environment.host);
+  EXPECT_EQ(a.environment.d2k_version, b.environment.d2k_version);
+  ASSERT_EQ(a.workloads.size(), b.workloads.size());
+  for (size_t i = 0; i < a.workloads.size(); ++i) expect_same(a.workloads[i], b.workloads[i]);
+}
+
+// Every field set, with the values most likely to be lost: uint64 beyond int64, NaN, infinities,
+// denormals, embedded NUL bytes, quotes, non-ASCII text, absent and empty latencies. -0.0 appears
+// only inside JSON columns: SQLite's REAL columns store it as 0.0 (see docs/store.md).
+record::EvaluationResult full_result() {
+  record::EvaluationResult r;
+  r.created_at = "2026-11-29T21:40:05Z";
+  r.task_id = "rms_norm";
+  r.impl_kind = "solution";
+  r.impl_path = "/tmp/my solution/solution.py";
+  r.impl_hash = "0123456789abcdef";
+  r.device = "cuda";
+  r.protocol_version = 7;
+  r.base_seed = std::numeric_limits<uint64_t>::max();
+  r.environment = {.device_name = "NVIDIA H200",
+                   .driver = "560.35.03",
+                   .cuda = "12.6",
+                   .torch = "2.5.1",
+                   .triton = "3.1.0",
+                   .python = "3.11.2",
+                   .host = "gpu-node-ü",
+                   .d2k_version = "0.1.0"};
+
+  record::WorkloadResult timed;
+  timed.workload = "batch=1 'q' \"dq\"";
+  timed.verdict = record::Verdict::passed;
+  timed.wall_seconds = 12.75;
+  timed.trials = {
+      {.trial = 0,
+       .seed = std::numeric_limits<uint64_t>::max() - 1,
+       .kind = "fresh",
+       .passed = true,
+       .outputs = {{.name = "y",
+                    .rel_norm_error = 1.25e-7,
+                    .max_abs_error = 3.0000000000000004,
+                    .mismatches = 3,
+                    .elements = int64_t{1} << 40,
+                    .nonfinite = 0,
+                    .passed = true,
+                    .failure = ""},
+                   {.name = "state",
+                    .rel_norm_error = kNaN,
+                    .max_abs_error = kInf,
+                    .mismatches = -1,
+                    .elements = 7,
+                    .nonfinite = 2,
+                    .passed = false,
+                    .failure = "NaN in output"}},
+       .failure = ""},
+      {.trial = 1,
+       .seed = 42,
+       .kind = "same_buffers",
+       .passed = false,
+       .outputs = {{.name = "y", .rel_norm_error = -kInf, .max_abs_error = -0.0}},
+       .failure = "mismatch {\"$double\": 1}"},
+  };
+  timed.latency = record::Latency{.method = "events",
+                                  .mean_s = 1.5e-5,
+                                  .stdev_s = kNaN,
+                                  .min_s = 5e-324,
+                                  .max_s = kInf,
+                                  .calls_per_sample = 123456789012,
+                                  .samples_s = {0.1, 1e-300, 2.5e-5, -0.0, kNaN, kInf, -kInf}};
+
+  record::WorkloadResult failed;
+  failed.workload = "batch=64";
+  failed.verdict = record::Verdict::runtime_error;
+  failed.reason_code = "exception";
+  failed.message = "Traceback\nline 2\0after nul"s;
+  failed.wall_seconds = kNaN;
+  failed.from_cache = true;
+
+  record::WorkloadResult empty_latency;
+  empty_latency.workload = "";
+  empty_latency.verdict = record::Verdict::harness_error;
+  empty_latency.wall_seconds = 5e-324;
+  empty_latency.latency = record::Latency{};
+
+  r.workloads = {timed, failed, empty_latency};
+  return r;
+}
+
+record::EvaluationResult simple_result(const std::string& task, const std::string& impl_kind,
+                                       const std::string& created_at, bool passed) {
+  record::EvaluationResult r;
+  r.created_at = created_at;
+  r.task_id = task;
+  r.impl_kind = impl_kind;
+  r.impl_path = "tasks/" + task + "/" + impl_kind + ".py";
+  r.impl_hash = "hash-" + impl_kind;
+  r.device = "cpu";
+  r.environment.device_name = "cpu-model";
+  record::WorkloadResult w;
+  w.workload = "w0";
+  w.verdict = passed ? record::Verdict::passed : record::Verdict::incorrect;
+  r.workloads.push_back(w);
+  return r;
+}
+
+int64_t count_rows(const std::filesystem::path& path, const std::string& table) {
+  Database db(path);
+  Statement count = db.prepare("SELECT count(*) FROM " + table);
+  EXPECT_TRUE(count.step());
+  return count.column_int(0);
+}
+
+TEST_F(StoreTest, RoundTripKeepsEveryField) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult saved = full_result();
+  const int64_t id = store.save(saved);
+  EXPECT_GT(id, 0);
+  EXPECT_EQ(saved.id, id);
+
+  const auto loaded = store.load(id);
+  ASSERT_TRUE(loaded.has_value());
+  expect_same(saved, *loaded);
+  EXPECT_EQ(loaded->workloads[1].message, "Traceback\nline 2\0after nul"s);
+  EXPECT_FALSE(loaded->workloads[1].latency.has_value());
+  EXPECT_TRUE(loaded->workloads[2].latency.has_value());
+}
+
+TEST_F(StoreTest, InvalidUtf8IsKeptInColumnsAndReplacedInsideJson) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult r = simple_result("t", "solution", "2026-01-01T00:00:00Z", false);
+  const std::string cut = "caf\xc3";  // "café" cut inside its last character
+  r.workloads[0].message = cut;
+  r.workloads[0].trials = {{.failure = cut}};
+  store.save(r);
+  const auto loaded = store.load(r.id);
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->workloads[0].message, cut);
+  EXPECT_EQ(loaded->workloads[0].trials.at(0).failure, "caf\xef\xbf\xbd");  // U+FFFD
+}
+
+TEST_F(StoreTest, LoadOfUnknownIdIsEmpty) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult r = simple_result("t", "reference", "2026-01-01T00:00:00Z", true);
+  const int64_t id = store.save(r);
+  EXPECT_FALSE(store.load(id + 1).has_value());
+  EXPECT_FALSE(store.load(0).has_value());
+}
+
+TEST_F(StoreTest, SaveStampsMissingCreatedAt) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult r = simple_result("t", "reference", "", true);
+  store.save(r);
+  ASSERT_EQ(r.created_at.size(), 20u) << r.created_at;  // 2026-11-29T21:40:05Z
+  EXPECT_EQ(r.created_at.back(), 'Z');
+  EXPECT_EQ(store.load(r.id)->created_at, r.created_at);
+}
+
+TEST_F(StoreTest, IdsIncreaseAndEnvironmentsAreShared) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult a = simple_result("t", "reference", "2026-01-01T00:00:00Z", true);
+  record::EvaluationResult b = a;
+  record::EvaluationResult c = a;
+  c.environment.torch = "2.6.0";
+  const int64_t first = store.save(a);
+  const int64_t second = store.save(b);
+  store.save(c);
+  EXPECT_GT(second, first);
+  EXPECT_EQ(count_rows(store_path(), "evaluations"), 3);
+  EXPECT_EQ(count_rows(store_path(), "environments"), 2);
+  EXPECT_EQ(store.load(c.id)->environment.torch, "2.6.0");
+}
+
+TEST_F(StoreTest, ListFiltersAndOrdersNewestFirst) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult a = simple_result("t1", "solution", "2026-01-02T00:00:00Z", true);
+  record::EvaluationResult b = simple_result("t1", "reference", "2026-01-03T00:00:00Z", true);
+  b.workloads.push_back(b.workloads[0]);
+  b.workloads[1].workload = "w1";
+  b.workloads[1].verdict = record::Verdict::timed_out;
+  record::EvaluationResult d = simple_result("t1", "solution", "2026-01-03T00:00:00Z", true);
+  record::EvaluationResult c = simple_result("t2", "solution", "2026-01-01T00:00:00Z", true);
+  record::EvaluationResult e = simple_result("t2", "solution", "2026-01-01T12:00:00Z", false);
+  // Saved out of time order, so that ordering by id alone would fail.
+  for (auto* r : {&a, &b, &d, &c, &e}) store.save(*r);
+
+  auto ids = [&](const Query& query) {
+    std::vector<int64_t> out;
+    for (const auto& s : store.list(query)) out.push_back(s.id);
+    return out;
+  };
+  using Ids = std::vector<int64_t>;
+  EXPECT_EQ(ids({}), (Ids{d.id, b.id, a.id, e.id, c.id}));  // b and d tie: higher id first
+  EXPECT_EQ(ids({.task = "t1"}), (Ids{d.id, b.id, a.id}));
+  EXPECT_EQ(ids({.impl_kind = "solution"}), (Ids{d.id, a.id, e.id, c.id}));
+  EXPECT_EQ(ids({.passed_only = true}), (Ids{d.id, a.id, c.id}));
+  EXPECT_EQ(ids({.task = "t2", .impl_kind = "solution", .passed_only = true}), (Ids{c.id}));
+  EXPECT_EQ(ids({.limit = 2}), (Ids{d.id, b.id}));
+  EXPECT_EQ(ids({.limit = 0}).size(), 5u);
+  EXPECT_TRUE(ids({.task = "nope"}).empty());
+
+  const auto summaries = store.list({.impl_kind = "reference"});
+  ASSERT_EQ(summaries.size(), 1u);
+  const EvaluationSummary& s = summaries[0];
+  EXPECT_EQ(s.id, b.id);
+  EXPECT_EQ(s.created_at, "2026-01-03T00:00:00Z");
+  EXPECT_EQ(s.task_id, "t1");
+  EXPECT_EQ(s.impl_kind, "reference");
+  EXPECT_EQ(s.impl_path, "tasks/t1/reference.py");
+  EXPECT_EQ(s.impl_hash, "hash-reference");
+  EXPECT_EQ(s.device_name, "cpu-model");
+  EXPECT_FALSE(s.passed);
+  EXPECT_EQ(s.workloads_passed, 1);
+  EXPECT_EQ(s.workloads_total, 2);
+}
+
+TEST_F(StoreTest, ListReturnsFiftyByDefault) {
+  Store store = Store::open(store_path());
+  for (int i = 0; i < 51; ++i) {
+    record::EvaluationResult r = simple_result("t", "solution", "2026-01-01T00:00:00Z", true);
+    store.save(r);
+  }
+  EXPECT_EQ(store.list({}).size(), 50u);
+  EXPECT_EQ(store.list({.limit = 0}).size(), 51u);
+}
+
+// A one-workload evaluation of task "t", workload "w", whose latency mean tells it apart.
+record::EvaluationResult cache_entry(const std::string& device_name, const std::string& hash,
+                                     int protocol_version, const std::string& created_at,
+                                     record::Verdict verdict, double mean_s) {
+  record::EvaluationResult r = simple_result("t", "reference", created_at, true);
+  r.environment.device_name = device_name;
+  r.impl_hash = hash;
+  r.protocol_version = protocol_version;
+  r.workloads[0].workload = "w";
+  r.workloads[0].verdict = verdict;
+  r.workloads[0].latency = record::Latency{.method = "events", .mean_s = mean_s};
+  return r;
+}
+
+TEST_F(StoreTest, CachedWorkloadIsNewestPassedForTheKey) {
+  Store store = Store::open(store_path());
+  using record::Verdict;
+  std::vector<record::EvaluationResult> entries = {
+      cache_entry("H200", "h", 1, "2026-01-02T00:00:00Z", Verdict::passed, 2.0),
+      cache_entry("H200", "h", 1, "2026-01-03T00:00:00Z", Verdict::incorrect, 3.0),
+      cache_entry("H200", "h", 2, "2026-01-04T00:00:00Z", Verdict::passed, 4.0),
+      cache_entry("B200", "h", 1, "2026-01-04T00:00:00Z", Verdict::passed, 5.0),
+      cache_entry("H200", "other", 1, "2026-01-04T00:00:00Z", Verdict::passed, 6.0),
+      // Older than the first entry but saved last, so ordering by id alone would pick it.
+      cache_entry("H200", "h", 1, "2026-01-01T00:00:00Z", Verdict::passed, 1.0),
+  };
+  record::EvaluationResult other_task =
+      cache_entry("H200", "h", 1, "2026-01-05T00:00:00Z", Verdict::passed, 7.0);
+  other_task.task_id = "t2";
+  entries.push_back(other_task);
+  record::EvaluationResult other_workload =
+      cache_entry("H200", "h", 1, "2026-01-05T00:00:00Z", Verdict::passed, 8.0);
+  other_workload.workloads[0].workload = "w2";
+  entries.push_back(other_workload);
+  for (auto& r : entries) store.save(r);
+
+  const CacheKey key{.device_name = "H200",
+                     .task_id = "t",
+                     .workload = "w",
+                     .impl_hash = "h",
+                     .protocol_version = 1};
+  const auto hit = store.cached_workload(key);
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->verdict, record::Verdict::passed);
+  ASSERT_TRUE(hit->latency.has_value());
+  EXPECT_EQ(hit->latency->mean_s, 2.0);
+
+  CacheKey newer_protocol = key;
+  newer_protocol.protocol_version = 2;
+  EXPECT_EQ(store.cached_workload(newer_protocol)->latency->mean_s, 4.0);
+  CacheKey other_device = key;
+  other_device.device_name = "B200";
+  EXPECT_EQ(store.cached_workload(other_device)->latency->mean_s, 5.0);
+
+  CacheKey unknown = key;
+  unknown.device_name = "A100";
+  EXPECT_FALSE(store.cached_workload(unknown).has_value());
+  unknown = key;
+  unknown.protocol_version = 3;
+  EXPECT_FALSE(store.cached_workload(unknown).has_value());
+}
+
+TEST_F(StoreTest, CachedWorkloadIgnoresAKeyWithOnlyFailures) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult r =
+      cache_entry("H200", "h", 1, "2026-01-01T00:00:00Z", record::Verdict::timed_out, 1.0);
+  store.save(r);
+  EXPECT_FALSE(store.cached_workload({"H200", "t", "w", "h", 1}).has_value());
+}
+
+TEST_F(StoreTest, ReopeningKeepsData) {
+  record::EvaluationResult saved = full_result();
+  {
+    Store store = Store::open(store_path());
+    store.save(saved);
+  }
+  Store reopened = Store::open(store_path());
+  const auto loaded = reopened.load(saved.id);
+  ASSERT_TRUE(loaded.has_value());
+  expect_same(saved, *loaded);
+  EXPECT_EQ(reopened.list({}).size(), 1u);
+}
+
+TEST_F(StoreTest, TwoConnectionsSeeEachOthersWrites) {
+  Store writer = Store::open(store_path());
+  Store reader = Store::open(store_path());
+  record::EvaluationResult r = simple_result("t", "expert", "2026-01-01T00:00:00Z", true);
+  writer.save(r);
+  ASSERT_TRUE(reader.load(r.id).has_value());
+  EXPECT_EQ(reader.load(r.id)->impl_kind, "expert");
+}
+
+TEST_F(StoreTest, SchemaVersionIsRecorded) {
+  Store::open(store_path());
+  Database db(store_path());
+  Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+  ASSERT_TRUE(version.step());
+  EXPECT_EQ(version.column_int(0), 1);
+}
+
+TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
+  Store::open(store_path());
+  {
+    Database db(store_path());
+    db.exec("UPDATE meta SET value = value + 1 WHERE key = 'schema_version'");
+  }
+  try {
+    Store::open(store_path());
+    FAIL() << "opened a store with a newer schema";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("schema version 2, newer than this d2k knows (1)"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST_F(StoreTest, WalModeIsOn) {
+  Store::open(store_path());
+  Database db(store_path());  // WAL is a property of the file, seen by every connection
+  Statement mode = db.prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.step());
+  EXPECT_EQ(mode.column_text(0), "wal");
+}
+
+TEST_F(StoreTest, OpenCreatesParentFolders) {
+  const auto path = dir_ / "a" / "b" / "store.sqlite";
+  Store::open(path);
+  EXPECT_TRUE(std::filesystem::exists(path));
+}
+
+TEST_F(StoreTest, AFileThatIsNotADatabaseIsRefusedWithSqlitesMessage) {
+  std::ofstream(store_path()) << std::string(4096, 'x');
+  try {
+    Store::open(store_path());
+    FAIL() << "opened a file that is not a database";
+  } catch (const StoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("not a database"), std::string::npos) << error.what();
+  }
+}
+
+TEST(StoreDefaultPath, ComesFromTheEnvironmentOrTheCurrentDirectory) {
+  const char* before = std::getenv("D2K_STORE");
+  const std::string saved = before != nullptr ? before : "";
+  ASSERT_EQ(setenv("D2K_STORE", "/data/evals.sqlite", 1), 0);
+  EXPECT_EQ(Store::default_path(), std::filesystem::path("/data/evals.sqlite"));
+  ASSERT_EQ(unsetenv("D2K_STORE"), 0);
+  EXPECT_EQ(Store::default_path(), std::filesystem::current_path() / "d2k-store.sqlite");
+  if (before != nullptr) setenv("D2K_STORE", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace d2k::store
