@@ -1,0 +1,24 @@
+#include "cli/commands.h"
+
+#include "store/store.h"
+
+namespace d2k::cli {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"tasks", "list the tasks", define_tasks},
+      {"show", "show one task", define_show},
+      {"eval", "evaluate an implementation of a task", define_eval},
+      {"results", "query stored evaluations", define_results},
+      {"timing-methods", "list the timing methods", define_timing_methods},
+      {"worker", "internal: run one evaluation worker", define_worker},
+  };
+  return table;
+}
+
+std::filesystem::path store_path(const GlobalOptions& global) {
+  return global.store_path.empty() ? store::Store::default_path()
+                                   : std::filesystem::path(global.store_path);
+}
+
+}  // namespace d2k::cli

@@ -1,0 +1,25 @@
+#pragma once
+// The subcommands, one file each; commands.cc puts them in the table.
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "cli/command.h"
+#include "task/task.h"
+
+namespace d2k::cli {
+
+std::function<int()> define_tasks(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_show(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_results(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_timing_methods(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_worker(CLI::App& app, const GlobalOptions& global);
+
+std::filesystem::path tasks_root(const GlobalOptions& global);
+// A task id in the tasks folder, or a path to a task folder.
+task::Task resolve_task(const GlobalOptions& global, const std::string& name);
+std::filesystem::path store_path(const GlobalOptions& global);
+
+}  // namespace d2k::cli

@@ -1,0 +1,86 @@
+#include <unistd.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/result_table.h"
+#include "eval/evaluator.h"
+#include "runtime/cuda_driver.h"
+#include "store/store.h"
+
+namespace d2k::cli {
+namespace {
+
+struct EvalFlags {
+  std::string task;
+  std::string solution;
+  std::string impl;
+  std::string workload;
+  bool json = false;
+  bool no_cache = false;
+  bool no_store = false;
+};
+
+// A GPU task on a machine without a usable device: say so and point at the CPU demo.
+int explain_missing_device(const task::Task& task, const std::string& reason) {
+  std::fprintf(stderr,
+               "d2k: task %s needs a CUDA GPU, and none is usable here: %s\n"
+               "     To see the evaluation pipeline on this machine, run the CPU demo:\n"
+               "       d2k eval cpu_demo_softmax --impl baseline\n",
+               task.id.c_str(), reason.c_str());
+  return kExitUsage;
+}
+
+}  // namespace
+
+std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
+  app.description(
+      "Evaluate an implementation on every workload: correctness trials against the reference, "
+      "then timing. Exit status 0 when every workload passed, 1 when any failed, 2 on a usage "
+      "or set-up error.");
+  auto flags = std::make_shared<EvalFlags>();
+  app.add_option("task", flags->task, "task id or folder")->required();
+  auto* solution = app.add_option("--solution", flags->solution, "candidate solution.py")->check(CLI::ExistingFile);
+  app.add_option("--impl", flags->impl, "a task implementation instead of a file")
+      ->check(CLI::IsMember({"reference", "baseline", "expert"}))
+      ->excludes(solution);
+  app.add_option("--workload", flags->workload, "only this workload label");
+  app.add_flag("--json", flags->json, "print the evaluation record as JSON");
+  app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert again");
+  app.add_flag("--no-store", flags->no_store, "do not save the result");
+  return [flags, &global] {
+    if (flags->solution.empty() && flags->impl.empty()) {
+      throw std::runtime_error("give --solution FILE or --impl reference|baseline|expert");
+    }
+    const task::Task task = resolve_task(global, flags->task);
+    if (task.evaluation.device == task::Device::cuda) {
+      const auto availability = runtime::probe_cuda_device();
+      if (!availability.available) return explain_missing_device(task, availability.reason);
+    }
+    eval::EvaluatorOptions options;
+    options.kind = flags->solution.empty() ? *task::parse_impl_kind(flags->impl) : task::ImplKind::solution;
+    options.solution = flags->solution;
+    if (!flags->workload.empty()) options.workload = flags->workload;
+    options.use_cache = !flags->no_cache;
+    const bool tty = isatty(STDERR_FILENO);
+    options.progress = [tty](const std::string& line) {
+      std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
+      std::fflush(stderr);
+    };
+    std::optional<store::Store> store;
+    if (!flags->no_store) store.emplace(store::Store::open(store_path(global)));
+    eval::Evaluator evaluator(task, store ? &*store : nullptr, options);
+    const record::EvaluationResult result = evaluator.run();
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    if (flags->json) {
+      fmt::print("{}\n", nlohmann::json(result).dump(2));
+    } else {
+      fmt::print("{}", render_evaluation(result));
+    }
+    return result.passed() ? kExitPassed : kExitFailed;
+  };
+}
+
+}  // namespace d2k::cli

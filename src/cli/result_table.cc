@@ -1,0 +1,51 @@
+#include "cli/result_table.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace d2k::cli {
+
+std::string format_seconds(double seconds) {
+  if (seconds >= 1.0) return fmt::format("{:.3f} s", seconds);
+  if (seconds >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
+  if (seconds >= 1e-6) return fmt::format("{:.2f} us", seconds * 1e6);
+  return fmt::format("{:.1f} ns", seconds * 1e9);
+}
+
+std::string render_evaluation(const record::EvaluationResult& result) {
+  std::string out = fmt::format("{} · {} ({}) · {} · {}\n", result.task_id, result.impl_kind,
+                                result.impl_path, result.environment.device_name,
+                                result.created_at);
+  out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9}  {}\n", "workload", "verdict",
+                     "max err", "mean", "cv", "samples", "reason");
+  for (const auto& w : result.workloads) {
+    double worst = 0.0;
+    for (const auto& trial : w.trials) {
+      for (const auto& output : trial.outputs) worst = std::max(worst, output.rel_norm_error);
+    }
+    const std::string mean = w.latency ? format_seconds(w.latency->mean_s) : "-";
+    const std::string cv = w.latency ? fmt::format("{:.2f}%", 100.0 * w.latency->cv()) : "-";
+    const std::string samples =
+        w.latency ? fmt::format("{}x{}", w.latency->samples_s.size(), w.latency->calls_per_sample)
+                  : "-";
+    std::string reason = w.reason_code;
+    if (w.from_cache) reason = "(cached)";
+    out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9}  {}\n", w.workload,
+                       record::to_string(w.verdict), w.trials.empty() ? "-" : fmt::format("{:.2e}", worst),
+                       mean, cv, samples, reason);
+  }
+  for (const auto& w : result.workloads) {
+    if (w.verdict == record::Verdict::passed || w.message.empty()) continue;
+    out += fmt::format("\n{} — {} ({}):\n{}\n", w.workload, record::to_string(w.verdict),
+                       w.reason_code, w.message);
+  }
+  out += fmt::format("\n{}: {} of {} workloads passed (evaluation {})\n",
+                     result.passed() ? "PASSED" : "FAILED",
+                     std::count_if(result.workloads.begin(), result.workloads.end(),
+                                   [](const auto& w) { return w.verdict == record::Verdict::passed; }),
+                     result.workloads.size(), result.id);
+  return out;
+}
+
+}  // namespace d2k::cli

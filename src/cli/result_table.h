@@ -1,0 +1,14 @@
+#pragma once
+
+#include <string>
+
+#include "record/result.h"
+
+namespace d2k::cli {
+
+// "41.72 ms", "830.1 us": a latency in the unit that keeps three or four significant digits.
+std::string format_seconds(double seconds);
+// The human table `d2k eval` and `d2k results --id` print.
+std::string render_evaluation(const record::EvaluationResult& result);
+
+}  // namespace d2k::cli

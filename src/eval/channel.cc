@@ -1,0 +1,59 @@
+#include "eval/channel.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace d2k::eval {
+
+Channel::~Channel() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void Channel::send(const nlohmann::json& message) {
+  const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  size_t sent = 0;
+  while (sent < line.size()) {
+    const ssize_t n = ::send(fd_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("channel send failed: ") + std::strerror(errno));
+    }
+    sent += static_cast<size_t>(n);
+  }
+}
+
+Channel::Status Channel::receive(nlohmann::json& message, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const size_t newline = buffer_.find('\n');
+    if (newline != std::string::npos) {
+      message = nlohmann::json::parse(buffer_.substr(0, newline));
+      buffer_.erase(0, newline + 1);
+      return Status::message;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd waiting{fd_, POLLIN, 0};
+    const int ready = poll(&waiting, 1, static_cast<int>(std::max<long long>(0, left.count())));
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error(std::string("channel poll failed: ") + std::strerror(errno));
+    }
+    if (ready == 0) return Status::timed_out;
+    char chunk[65536];
+    const ssize_t n = read(fd_, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::closed;
+    }
+    if (n == 0) return Status::closed;
+    buffer_.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace d2k::eval

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+
+#include "eval/tensor_file.h"
+#include "record/result.h"
+#include "task/task.h"
+
+namespace d2k::eval {
+
+struct Comparison {
+  record::OutputCheck check;
+  std::string reason_code;  // empty when the output passed
+};
+
+// Compares a candidate's output file with the reference's: same dtype, shape and device, no
+// NaN/Inf where the reference is finite, and ||out - ref|| / ||ref|| (in double) within the
+// task's effective gate. Integer and boolean outputs must match exactly. atol/rtol mismatches
+// are counted and reported but do not decide.
+Comparison compare_tensors(const TensorFile& candidate, const TensorFile& reference,
+                           const task::Tolerance& tolerance);
+
+}  // namespace d2k::eval

@@ -1,0 +1,39 @@
+#include "eval/cuda_timing_backend.h"
+
+namespace d2k::eval {
+namespace {
+
+class EventInterval : public timing::TimingBackend::Interval {
+ public:
+  explicit EventInterval(CUstream stream) : stream_(stream) {}
+  void start() override { start_.record(stream_); }
+  void stop() override { stop_.record(stream_); }
+  double seconds() const override { return stop_.seconds_since(start_); }
+
+ private:
+  CUstream stream_;
+  runtime::CudaEvent start_;
+  runtime::CudaEvent stop_;
+};
+
+class SessionGraph : public timing::TimingBackend::Graph {
+ public:
+  explicit SessionGraph(std::unique_ptr<python::CapturedGraph> graph) : graph_(std::move(graph)) {}
+  void launch() override { graph_->launch(); }
+
+ private:
+  std::unique_ptr<python::CapturedGraph> graph_;
+};
+
+}  // namespace
+
+std::unique_ptr<timing::TimingBackend::Interval> CudaTimingBackend::new_interval() {
+  return std::make_unique<EventInterval>(stream_.handle());
+}
+
+std::unique_ptr<timing::TimingBackend::Graph> CudaTimingBackend::capture(
+    const std::function<void()>& body) {
+  return std::make_unique<SessionGraph>(session_.capture_graph(body));
+}
+
+}  // namespace d2k::eval

@@ -1,0 +1,265 @@
+#include "eval/evaluator.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "eval/trial_plan.h"
+#include "eval/worker_job.h"
+#include "eval/worker_process.h"
+#include "eval/workload_judge.h"
+#include "runtime/cuda_driver.h"
+#include "util/hash.h"
+#include "util/text.h"
+
+namespace d2k::eval {
+namespace {
+
+constexpr size_t kLogTail = 8 * 1024;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string cpu_model() {
+  std::ifstream info("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(info, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "cpu";
+}
+
+// A scratch folder that disappears with the workload, tensors and logs included.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::filesystem::path& root) {
+    std::filesystem::create_directories(root);
+    std::string pattern = (root / "d2k-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create scratch in " + root.string());
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;  // owns the folder
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::filesystem::path default_scratch_root() {
+  const char* configured = std::getenv("D2K_SCRATCH");
+  if (configured != nullptr && *configured != '\0') return configured;
+  return std::filesystem::temp_directory_path();
+}
+
+void fill_environment(record::Environment& environment, const nlohmann::json& reported) {
+  if (!environment.torch.empty()) return;
+  environment.torch = reported.value("torch", "");
+  environment.triton = reported.value("triton", "");
+  environment.cuda = reported.value("cuda", "");
+  environment.python = reported.value("python", "");
+  environment.driver = reported.value("driver", "");
+  if (reported.contains("device_name")) environment.device_name = reported.at("device_name");
+}
+
+// Limits for a worker: how long it may go without reporting, and how long in all.
+struct Limits {
+  double idle_seconds;
+  Clock::time_point deadline;
+};
+
+enum class Ending { done, failed, crashed, timed_out };
+
+// Reads a worker's messages until it finishes, fails, dies or stalls, handing each message to
+// `on_message`. A timing phase announces how long it expects to run; the idle limit grows by
+// that much while it lasts.
+Ending drive(WorkerProcess& worker, const Limits& limits,
+             const std::function<void(const nlohmann::json&)>& on_message, std::string& detail) {
+  double idle_limit = limits.idle_seconds;
+  while (true) {
+    const double left_overall = std::chrono::duration<double>(limits.deadline - Clock::now()).count();
+    const double wait = std::max(0.0, std::min(idle_limit, left_overall));
+    nlohmann::json message;
+    const auto status = worker.channel().receive(
+        message, std::chrono::milliseconds(static_cast<long long>(wait * 1000)));
+    if (status == Channel::Status::timed_out) {
+      detail = left_overall <= idle_limit
+                   ? "the workload exceeded its overall time limit"
+                   : fmt::format("no progress for {:.0f} s (call time limit)", idle_limit);
+      worker.kill();
+      return Ending::timed_out;
+    }
+    if (status == Channel::Status::closed) return Ending::crashed;
+    const std::string event = message.value("event", "");
+    idle_limit = limits.idle_seconds;
+    if (event == "progress" && message.value("phase", "") == "timing") {
+      idle_limit += 3.0 * message.value("expected_seconds", 0.0);
+    }
+    on_message(message);
+    if (event == "done") return Ending::done;
+    if (event == "failure") return Ending::failed;
+  }
+}
+
+}  // namespace
+
+std::string describe_device(task::Device device) {
+  if (device == task::Device::cpu) return cpu_model();
+#ifdef D2K_HAVE_CUDA
+  const auto& driver = runtime::CudaDriver::get();
+  CUdevice handle = 0;
+  runtime::check(driver.cuDeviceGet(&handle, 0), "cuDeviceGet");
+  char name[256] = {};
+  runtime::check(driver.cuDeviceGetName(name, sizeof name - 1, handle), "cuDeviceGetName");
+  return name;
+#else
+  throw runtime::CudaError("this d2k was built without the CUDA toolkit");
+#endif
+}
+
+Evaluator::Evaluator(const task::Task& task, store::Store* store, EvaluatorOptions options)
+    : task_(task), store_(store), options_(std::move(options)), base_seed_(random_base_seed()) {
+  implementation_ = options_.kind == task::ImplKind::solution
+                        ? std::filesystem::absolute(options_.solution)
+                        : task_.implementation_file(options_.kind);
+  if (!std::filesystem::exists(implementation_)) {
+    throw std::runtime_error("no implementation file " + implementation_.string());
+  }
+  if (options_.worker_binary.empty()) options_.worker_binary = current_executable();
+  if (options_.scratch_root.empty()) options_.scratch_root = default_scratch_root();
+}
+
+void Evaluator::note(const std::string& line) const {
+  if (options_.progress) options_.progress(line);
+}
+
+record::EvaluationResult Evaluator::run() {
+  record::EvaluationResult result;
+  result.created_at = util::utc_now_iso8601();
+  result.task_id = task_.id;
+  result.impl_kind = task::to_string(options_.kind);
+  result.impl_path = implementation_.string();
+  result.impl_hash = util::hash_file(implementation_);
+  result.device = task::to_string(task_.evaluation.device);
+  result.base_seed = base_seed_;
+  result.environment.device_name = describe_device(task_.evaluation.device);
+  result.environment.d2k_version = D2K_VERSION;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  result.environment.host = host;
+
+  const bool cacheable = options_.use_cache && options_.kind != task::ImplKind::solution;
+  for (size_t i = 0; i < task_.workloads.size(); ++i) {
+    const auto& workload = task_.workloads[i];
+    if (options_.workload && *options_.workload != workload.label) continue;
+    if (cacheable && store_ != nullptr) {
+      auto cached = store_->cached_workload({result.environment.device_name, task_.id,
+                                             workload.label, result.impl_hash,
+                                             record::kProtocolVersion});
+      if (cached) {
+        cached->from_cache = true;
+        note(fmt::format("[{}/{}] {}: latency reused from the store", i + 1,
+                         task_.workloads.size(), workload.label));
+        result.workloads.push_back(std::move(*cached));
+        continue;
+      }
+    }
+    result.workloads.push_back(evaluate_workload(i, workload, result.environment));
+  }
+  if (result.workloads.empty() && options_.workload) {
+    throw std::runtime_error("task " + task_.id + " has no workload '" + *options_.workload + "'");
+  }
+  if (store_ != nullptr) store_->save(result);
+  return result;
+}
+
+record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Workload& workload,
+                                                    record::Environment& environment) {
+  const auto started = Clock::now();
+  const auto& spec = task_.evaluation;
+  const std::string prefix = fmt::format("[{}/{}] {}", index + 1, task_.workloads.size(), workload.label);
+  const TrialPlan plan = make_trial_plan(base_seed_, static_cast<int>(index), spec.correctness_trials);
+  ScratchDir scratch(options_.scratch_root);
+
+  WorkerJob job;
+  job.task_dir = std::filesystem::absolute(task_.dir);
+  job.device = task::to_string(spec.device);
+  job.config = task_.fixed_params;
+  for (const auto& [key, value] : workload.params.items()) job.config[key] = value;
+  job.arguments = spec.arguments;
+  job.mutable_inputs = task_.input_rules.mutable_inputs;
+  job.outputs = spec.outputs;
+  job.timing_method = spec.timing_method;
+  job.timing.min_sample_seconds = spec.min_sample_seconds;
+  job.timing.samples = spec.timing_samples;
+  job.scratch = scratch.path();
+
+  // Trials before timing, the last timed call, and the fresh-values trial after timing.
+  WorkloadJudge judge(task_, workload.label, spec.correctness_trials + 2);
+  const Limits limits{spec.call_timeout_seconds,
+                      started + std::chrono::milliseconds(
+                                    static_cast<long long>(spec.workload_timeout_seconds * 1000))};
+
+  auto run_worker = [&](WorkerRole role, const std::function<void(const nlohmann::json&)>& handle) {
+    job.role = role;
+    job.implementation = role == WorkerRole::reference ? task_.implementation_file(task::ImplKind::reference)
+                                                       : implementation_;
+    job.trials = plan.all();
+    const std::string name = role == WorkerRole::reference ? "reference" : "candidate";
+    auto worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"));
+    worker->channel().send(job);
+    std::string detail;
+    const Ending ending = drive(*worker, limits, handle, detail);
+    const ExitStatus status = worker->wait();
+    const bool reference = role == WorkerRole::reference;
+    if (ending == Ending::timed_out) {
+      judge.fail(reference ? record::Verdict::harness_error : record::Verdict::timed_out,
+                 reference ? "reference_timeout" : "call_timeout",
+                 detail + "; worker log:\n" + worker->log_tail(kLogTail));
+    } else if (ending == Ending::crashed) {
+      judge.fail(reference ? record::Verdict::harness_error : record::Verdict::crashed,
+                 reference ? "reference_crashed" : "worker_crashed",
+                 "the " + name + " worker " + status.describe() +
+                     " before reporting a result; worker log:\n" + worker->log_tail(kLogTail));
+    }
+  };
+
+  note(prefix + ": reference outputs");
+  run_worker(WorkerRole::reference, [&](const nlohmann::json& message) {
+    const std::string event = message.value("event", "");
+    if (event == "ready") fill_environment(environment, message.at("environment"));
+    if (event == "trial") judge.add_reference_trial(message);
+    if (event == "failure") {
+      judge.fail(record::Verdict::harness_error, "reference_failed", message.value("message", ""));
+    }
+  });
+  if (judge.failed()) return judge.finish(seconds_since(started));
+
+  note(prefix + ": candidate trials");
+  run_worker(WorkerRole::candidate, [&](const nlohmann::json& message) {
+    const std::string event = message.value("event", "");
+    if (event == "ready") fill_environment(environment, message.at("environment"));
+    if (event == "trial") judge.add_candidate_trial(message);
+    if (event == "progress" && message.value("phase", "") == "timing") note(prefix + ": timing");
+    if (event == "latency") judge.add_latency(message.at("latency").get<record::Latency>());
+    if (event == "failure") {
+      judge.fail(record::parse_verdict(message.value("verdict", "harness_error")),
+                 message.value("reason_code", ""), message.value("message", ""));
+    }
+  });
+  return judge.finish(seconds_since(started));
+}
+
+}  // namespace d2k::eval

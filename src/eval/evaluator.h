@@ -1,0 +1,51 @@
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "record/result.h"
+#include "store/store.h"
+#include "task/task.h"
+
+namespace d2k::eval {
+
+struct EvaluatorOptions {
+  task::ImplKind kind = task::ImplKind::solution;
+  std::filesystem::path solution;        // for ImplKind::solution
+  std::optional<std::string> workload;   // only this label
+  bool use_cache = true;                 // reuse stored reference/baseline/expert latencies
+  std::filesystem::path worker_binary;   // the d2k executable; defaults to this process's
+  std::filesystem::path scratch_root;    // where workers write tensors; defaults to $D2K_SCRATCH or the temp dir
+  std::function<void(const std::string&)> progress;  // one line per phase
+};
+
+// The evaluation pipeline for one implementation of one task: per workload, a reference worker
+// computes outputs for the secret-seeded trials, then a fresh candidate worker runs the
+// correctness trials and the timing protocol; the orchestrator compares outputs itself and
+// records a verdict. A crash, hang or exception ends that workload only.
+class Evaluator {
+ public:
+  Evaluator(const task::Task& task, store::Store* store, EvaluatorOptions options);
+
+  // Runs every selected workload and saves the result (when a store is given).
+  record::EvaluationResult run();
+
+ private:
+  record::WorkloadResult evaluate_workload(size_t index, const task::Workload& workload,
+                                           record::Environment& environment);
+  void note(const std::string& line) const;
+
+  const task::Task& task_;
+  store::Store* store_;
+  EvaluatorOptions options_;
+  std::filesystem::path implementation_;
+  uint64_t base_seed_;
+};
+
+// Name of the device this machine evaluates `device` tasks on (GPU name or CPU model); the
+// latency cache is keyed by it.
+std::string describe_device(task::Device device);
+
+}  // namespace d2k::eval

@@ -1,0 +1,343 @@
+#include "eval/worker.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "eval/channel.h"
+#include "eval/cuda_timing_backend.h"
+#include "eval/tensor_file.h"
+#include "eval/worker_job.h"
+#include "python/session.h"
+#include "runtime/cuda_context.h"
+#include "timing/method_registry.h"
+#include "timing/steady_clock_backend.h"
+#include "util/hash.h"
+#include "util/text.h"
+
+namespace d2k::eval {
+namespace {
+
+constexpr size_t kMessageLimit = 16 * 1024;
+
+// A failure the worker reports with its verdict, then stops.
+struct WorkerFailure {
+  std::string verdict;
+  std::string reason_code;
+  std::string message;
+};
+
+bool is_cuda_failure(const std::string& text) {
+  return text.find("CUDA error") != std::string::npos ||
+         text.find("illegal memory access") != std::string::npos ||
+         text.find("CUDA_ERROR") != std::string::npos;
+}
+
+WorkerFailure call_failure(const std::string& traceback) {
+  return {"runtime_error", is_cuda_failure(traceback) ? "cuda_error" : "candidate_exception",
+          util::tail(traceback, kMessageLimit)};
+}
+
+// The device the worker runs on: the CUDA primary context and the harness stream, or nothing.
+struct Device {
+  std::optional<runtime::CudaContext> context;
+  std::optional<runtime::CudaStream> stream;
+
+  explicit Device(bool cuda) {
+    if (!cuda) return;
+    context.emplace(0);
+    stream.emplace();
+  }
+  void synchronize() const {
+    if (context) context->synchronize();
+  }
+};
+
+class Worker {
+ public:
+  Worker(Channel& channel, WorkerJob job)
+      : channel_(channel), job_(std::move(job)), device_(job_.device == "cuda"),
+        session_(python::SessionOptions{
+            job_.device == "cuda",
+            device_.stream ? reinterpret_cast<uintptr_t>(device_.stream->handle()) : 0}) {}
+
+  void run() {
+    announce();
+    try {
+      session_.load_inputs_module(job_.task_dir / "get_inputs.py");
+    } catch (const std::exception& error) {
+      throw WorkerFailure{"harness_error", "task_inputs", util::bounded(error.what(), kMessageLimit)};
+    }
+    try {
+      session_.load_implementation(job_.implementation);
+    } catch (const python::LoadError& error) {
+      throw WorkerFailure{"runtime_error", "candidate_load", util::tail(error.what(), kMessageLimit)};
+    }
+    if (job_.role == WorkerRole::reference) {
+      run_reference();
+    } else {
+      run_candidate();
+    }
+    channel_.send({{"event", "done"}});
+  }
+
+ private:
+  void announce() {
+    nlohmann::json environment = session_.environment();
+    if (device_.context) {
+      environment["device_name"] = device_.context->device_name();
+      environment["driver"] = device_.context->driver_version();
+    }
+    channel_.send({{"event", "ready"}, {"environment", environment}});
+  }
+
+  int make_arguments(const PlannedTrial& trial) {
+    nlohmann::json config = job_.config;
+    config["seed"] = trial.seed;
+    config["device"] = job_.device;
+    try {
+      const int handle = session_.make_arguments(config);
+      if (session_.argument_count(handle) != job_.arguments.size()) {
+        throw std::runtime_error(fmt::format("get_inputs returned {} values; config.json names {}",
+                                             session_.argument_count(handle),
+                                             job_.arguments.size()));
+      }
+      device_.synchronize();
+      return handle;
+    } catch (const std::exception& error) {
+      throw WorkerFailure{"harness_error", "task_inputs", util::bounded(error.what(), kMessageLimit)};
+    }
+  }
+
+  bool is_mutable(size_t index) const {
+    const auto& name = job_.arguments[index];
+    return std::find(job_.mutable_inputs.begin(), job_.mutable_inputs.end(), name) !=
+           job_.mutable_inputs.end();
+  }
+
+  // Digest of every argument: tensor bytes, or the repr of a scalar.
+  nlohmann::json digest_arguments(int handle) const {
+    nlohmann::json digests = nlohmann::json::object();
+    for (size_t i = 0; i < job_.arguments.size(); ++i) {
+      const auto tensor = session_.argument_tensor(handle, i);
+      if (tensor) {
+        const auto bytes = python::copy_to_host(*tensor);
+        digests[job_.arguments[i]] = util::to_hex(util::hash_bytes(bytes.data(), bytes.size()));
+      } else {
+        digests[job_.arguments[i]] = "repr:" + session_.argument_repr(handle, i);
+      }
+    }
+    return digests;
+  }
+
+  // Writes fresh values into the tensors of `target` (same shapes, from the same get_inputs).
+  void overwrite_values(int target, int source) {
+    for (size_t i = 0; i < job_.arguments.size(); ++i) {
+      const auto to = session_.argument_tensor(target, i);
+      const auto from = session_.argument_tensor(source, i);
+      if (!to || !from) continue;
+      if (to->nbytes() != from->nbytes() || !to->is_contiguous() || !from->is_contiguous()) {
+        throw WorkerFailure{"harness_error", "task_inputs",
+                            "get_inputs must return contiguous tensors of a fixed size per workload"};
+      }
+      runtime::copy_same_residency(to->data, from->data, to->nbytes(), to->on_device);
+    }
+    device_.synchronize();
+  }
+
+  TensorFile dump(const python::TensorInfo& tensor, const std::string& name,
+                  const std::string& file_stem) const {
+    TensorFile file{name, tensor.dtype, tensor.shape, tensor.on_device,
+                    job_.scratch / (file_stem + ".bin")};
+    write_bytes(file.path, python::copy_to_host(tensor));
+    return file;
+  }
+
+  // Calls run(...) on `handle`, then reports outputs, state and input digests for `trial`.
+  void checked_call(int handle, const PlannedTrial& trial, const std::string& kind) {
+    const nlohmann::json before = digest_arguments(handle);
+    channel_.send({{"event", "progress"}, {"phase", "call"}, {"trial", trial.index}});
+    try {
+      session_.call(handle);
+      device_.synchronize();
+    } catch (const python::CallError& error) {
+      throw call_failure(error.what());
+    } catch (const runtime::CudaError& error) {
+      throw WorkerFailure{"runtime_error", "cuda_error", error.what()};
+    }
+    report(handle, trial, kind, before);
+  }
+
+  void report(int handle, const PlannedTrial& trial, const std::string& kind,
+              const nlohmann::json& digests_before) {
+    const std::string role = job_.role == WorkerRole::reference ? "ref" : "cand";
+    const std::string stem = fmt::format("{}_t{}_{}", role, trial.index, kind);
+    nlohmann::json outputs = nlohmann::json::array();
+    try {
+      const auto tensors = session_.last_outputs(job_.outputs.size());
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        outputs.push_back(dump(tensors[i], job_.outputs[i], fmt::format("{}_out{}", stem, i)));
+      }
+    } catch (const python::OutputError& error) {
+      const bool type_rule = error.reason_code() == "output_type";
+      throw WorkerFailure{type_rule ? "invalid" : "incorrect", error.reason_code(), error.what()};
+    }
+    nlohmann::json state = nlohmann::json::array();
+    for (size_t i = 0; i < job_.arguments.size(); ++i) {
+      if (!is_mutable(i)) continue;
+      const auto tensor = session_.argument_tensor(handle, i);
+      if (tensor) state.push_back(dump(*tensor, "state:" + job_.arguments[i], fmt::format("{}_state{}", stem, i)));
+    }
+    channel_.send({{"event", "trial"},
+                   {"trial", trial.index},
+                   {"seed", trial.seed},
+                   {"kind", kind},
+                   {"inputs_before", digests_before},
+                   {"inputs_after", digest_arguments(handle)},
+                   {"outputs", outputs},
+                   {"state", state}});
+  }
+
+  void run_reference() {
+    for (const auto& trial : job_.trials) {
+      const int handle = make_arguments(trial);
+      try {
+        checked_call(handle, trial, trial.kind);
+      } catch (const WorkerFailure& failure) {
+        // The reference failing is the task's problem, not a candidate's.
+        throw WorkerFailure{"harness_error", "reference_failed", failure.message};
+      }
+      session_.clear_last_result();
+      session_.release_arguments(handle);
+    }
+  }
+
+  void run_candidate() {
+    const PlannedTrial& after_timing = job_.trials.back();
+    int previous = -1;
+    int timing_handle = -1;
+    for (size_t t = 0; t + 1 < job_.trials.size(); ++t) {
+      const PlannedTrial& trial = job_.trials[t];
+      int handle = make_arguments(trial);
+      if (trial.kind == "same_buffers" && previous >= 0) {
+        overwrite_values(previous, handle);
+        session_.release_arguments(handle);
+        handle = previous;
+      } else if (previous >= 0) {
+        session_.release_arguments(previous);
+      }
+      checked_call(handle, trial, trial.kind);
+      previous = handle;
+      timing_handle = handle;
+    }
+    const PlannedTrial& timed = job_.trials[job_.trials.size() - 2];
+    measure(timing_handle, timed);
+
+    // Fresh values into the very tensors the timed calls used: a cache keyed by pointer, or
+    // work skipped after the first calls, returns stale results here.
+    const int fresh = make_arguments(after_timing);
+    overwrite_values(timing_handle, fresh);
+    session_.release_arguments(fresh);
+    checked_call(timing_handle, after_timing, after_timing.kind);
+  }
+
+  // Times run(...) on the inputs of `trial`, then reports the last timed call's outputs.
+  void measure(int handle, const PlannedTrial& trial) {
+    // Mutable state is restored from a pristine copy of the trial's inputs before every call.
+    std::optional<int> pristine;
+    if (!job_.mutable_inputs.empty()) {
+      pristine = make_arguments(trial);
+      restore(handle, *pristine);
+    }
+    const nlohmann::json before = digest_arguments(handle);
+    SessionCallTarget target(session_, handle, [&] { restore(handle, *pristine); },
+                             pristine.has_value());
+    const auto method = timing::MethodRegistry::instance().create(job_.timing_method);
+    channel_.send({{"event", "progress"},
+                   {"phase", "timing"},
+                   {"expected_seconds", job_.timing.min_sample_seconds * (job_.timing.samples + 2)}});
+    record::Latency latency;
+    try {
+      if (device_.context) {
+        CudaTimingBackend backend(session_, *device_.context, *device_.stream);
+        latency = method->measure(target, backend, job_.timing);
+      } else {
+        timing::SteadyClockBackend backend;
+        latency = method->measure(target, backend, job_.timing);
+      }
+      device_.synchronize();
+    } catch (const python::CallError& error) {
+      throw call_failure(error.what());
+    } catch (const runtime::CudaError& error) {
+      throw WorkerFailure{"runtime_error", "cuda_error", error.what()};
+    }
+    channel_.send({{"event", "latency"}, {"latency", latency}});
+    report(handle, trial, "last_timed_call", before);
+    if (pristine) session_.release_arguments(*pristine);
+  }
+
+  void restore(int handle, int pristine) { overwrite_mutable(handle, pristine); }
+
+  void overwrite_mutable(int target, int source) {
+    for (size_t i = 0; i < job_.arguments.size(); ++i) {
+      if (!is_mutable(i)) continue;
+      const auto to = session_.argument_tensor(target, i);
+      const auto from = session_.argument_tensor(source, i);
+      if (to && from) runtime::copy_same_residency(to->data, from->data, to->nbytes(), to->on_device);
+    }
+  }
+
+  class SessionCallTarget : public timing::CallTarget {
+   public:
+    SessionCallTarget(python::Session& session, int handle, std::function<void()> restore,
+                      bool stateful)
+        : session_(session), handle_(handle), restore_(std::move(restore)), stateful_(stateful) {}
+    void call() override { session_.call(handle_); }
+    bool has_state() const override { return stateful_; }
+    void restore_state() override { restore_(); }
+
+   private:
+    python::Session& session_;
+    int handle_;
+    std::function<void()> restore_;
+    bool stateful_;
+  };
+
+  Channel& channel_;
+  WorkerJob job_;
+  Device device_;
+  python::Session session_;
+};
+
+}  // namespace
+
+int run_worker(int channel_fd) {
+  Channel channel(channel_fd);
+  nlohmann::json message;
+  if (channel.receive(message, std::chrono::seconds(60)) != Channel::Status::message) return 3;
+  try {
+    Worker worker(channel, message.get<WorkerJob>());
+    worker.run();
+  } catch (const WorkerFailure& failure) {
+    channel.send({{"event", "failure"},
+                  {"verdict", failure.verdict},
+                  {"reason_code", failure.reason_code},
+                  {"message", failure.message}});
+  } catch (const runtime::CudaError& error) {
+    channel.send({{"event", "failure"}, {"verdict", "runtime_error"}, {"reason_code", "cuda_error"},
+                  {"message", error.what()}});
+  } catch (const std::exception& error) {
+    channel.send({{"event", "failure"}, {"verdict", "harness_error"}, {"reason_code", "worker"},
+                  {"message", util::bounded(error.what(), kMessageLimit)}});
+  }
+  std::fflush(nullptr);
+  // Skip static destructors and interpreter finalization: CUDA and torch teardown at exit is
+  // slow and can hang after a device fault.
+  _exit(0);
+}
+
+}  // namespace d2k::eval

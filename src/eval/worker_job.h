@@ -1,0 +1,36 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/trial_plan.h"
+#include "timing/measurement_method.h"
+
+namespace d2k::eval {
+
+enum class WorkerRole { reference, candidate };
+
+// Everything a worker process needs, sent over the private channel (not argv or the
+// environment, which other processes can read).
+struct WorkerJob {
+  WorkerRole role = WorkerRole::candidate;
+  std::filesystem::path task_dir;
+  std::filesystem::path implementation;
+  std::string device;          // "cuda" | "cpu"
+  nlohmann::json config;       // workload entry over fixed_params; the worker adds seed, device
+  std::vector<std::string> arguments;
+  std::vector<std::string> mutable_inputs;
+  std::vector<std::string> outputs;
+  std::vector<PlannedTrial> trials;  // candidate: before timing, then the after-timing trial
+  std::string timing_method;
+  timing::Settings timing;
+  std::filesystem::path scratch;  // where the worker writes tensor files
+};
+
+void to_json(nlohmann::json& j, const WorkerJob& v);
+void from_json(const nlohmann::json& j, WorkerJob& v);
+
+}  // namespace d2k::eval

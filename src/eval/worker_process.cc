@@ -1,0 +1,96 @@
+#include "eval/worker_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "util/text.h"
+
+namespace d2k::eval {
+
+std::string ExitStatus::describe() const {
+  if (signaled) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
+  if (exited) return "exited with status " + std::to_string(code);
+  return "ended in an unknown way";
+}
+
+std::filesystem::path current_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
+
+std::unique_ptr<WorkerProcess> WorkerProcess::start(const std::filesystem::path& binary,
+                                                    const std::filesystem::path& log_file) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    throw std::runtime_error(std::string("socketpair failed: ") + std::strerror(errno));
+  }
+  const int log = open(log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (log < 0) throw std::runtime_error("cannot create " + log_file.string());
+  const std::string fd_text = std::to_string(fds[1]);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Child: new session (so the whole group can be killed), output to the log, keep only the
+    // worker's end of the channel open across exec.
+    setsid();
+    dup2(log, STDOUT_FILENO);
+    dup2(log, STDERR_FILENO);
+    const int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, STDIN_FILENO);
+    fcntl(fds[1], F_SETFD, 0);
+    execl(binary.c_str(), binary.c_str(), "worker", "--channel-fd", fd_text.c_str(), nullptr);
+    _exit(127);
+  }
+  close(log);
+  close(fds[1]);
+  return std::unique_ptr<WorkerProcess>(new WorkerProcess(pid, fds[0], log_file));
+}
+
+WorkerProcess::WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file)
+    : pid_(pid), channel_(std::make_unique<Channel>(fd)), log_file_(std::move(log_file)) {}
+
+WorkerProcess::~WorkerProcess() {
+  if (!reaped_) {
+    kill();
+    wait();
+  }
+}
+
+void WorkerProcess::kill() {
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
+}
+
+ExitStatus WorkerProcess::wait() {
+  ExitStatus status;
+  int raw = 0;
+  while (waitpid(pid_, &raw, 0) < 0) {
+    if (errno != EINTR) return status;
+  }
+  reaped_ = true;
+  // The group may hold children the candidate started; they die with it.
+  ::kill(-pid_, SIGKILL);
+  if (WIFEXITED(raw)) {
+    status.exited = true;
+    status.code = WEXITSTATUS(raw);
+  } else if (WIFSIGNALED(raw)) {
+    status.signaled = true;
+    status.signal = WTERMSIG(raw);
+  }
+  return status;
+}
+
+std::string WorkerProcess::log_tail(size_t limit) const {
+  std::ifstream in(log_file_, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return util::tail(text.str(), limit);
+}
+
+}  // namespace d2k::eval

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "eval/channel.h"
+
+namespace d2k::eval {
+
+struct ExitStatus {
+  bool exited = false;
+  int code = 0;
+  bool signaled = false;
+  int signal = 0;
+
+  std::string describe() const;
+};
+
+// A `d2k worker` child in its own process group and session, with stdout and stderr going to a
+// log file and results coming back over a private socket pair.
+class WorkerProcess {
+ public:
+  static std::unique_ptr<WorkerProcess> start(const std::filesystem::path& binary,
+                                              const std::filesystem::path& log_file);
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;  // owns a child process
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  Channel& channel() { return *channel_; }
+  // Kills the whole process group (the candidate may have started children).
+  void kill();
+  ExitStatus wait();
+  std::string log_tail(size_t limit) const;
+
+ private:
+  WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file);
+
+  pid_t pid_;
+  std::unique_ptr<Channel> channel_;
+  std::filesystem::path log_file_;
+  bool reaped_ = false;
+};
+
+// The running d2k executable, which workers re-execute.
+std::filesystem::path current_executable();
+
+}  // namespace d2k::eval

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/tensor_file.h"
+#include "record/result.h"
+#include "task/task.h"
+
+namespace d2k::eval {
+
+// Turns what the two workers reported into one workload's verdict. It holds the reference's
+// trial outputs, compares each candidate trial against them, and keeps the first failure as the
+// verdict (later trials still add evidence). Pure logic over messages and tensor files, so it is
+// tested without processes.
+class WorkloadJudge {
+ public:
+  WorkloadJudge(const task::Task& task, std::string workload, int expected_trials);
+
+  void add_reference_trial(const nlohmann::json& message);
+  void add_candidate_trial(const nlohmann::json& message);
+  void add_latency(const record::Latency& latency);
+  // A failure the worker reported, or one the orchestrator saw (crash, timeout).
+  void fail(record::Verdict verdict, std::string reason_code, std::string message);
+
+  bool failed() const { return failure_.has_value(); }
+  record::WorkloadResult finish(double wall_seconds);
+
+ private:
+  struct ReferenceTrial {
+    nlohmann::json inputs;
+    std::vector<TensorFile> outputs;
+    std::vector<TensorFile> state;
+  };
+  struct Failure {
+    record::Verdict verdict;
+    std::string reason_code;
+    std::string message;
+  };
+
+  void check_inputs(const nlohmann::json& candidate, const ReferenceTrial& reference,
+                    record::TrialCheck& trial);
+  void compare_all(const std::vector<TensorFile>& candidate, const std::vector<TensorFile>& reference,
+                   bool state, record::TrialCheck& trial);
+
+  const task::Task& task_;
+  std::string workload_;
+  int expected_trials_;
+  std::map<int, ReferenceTrial> reference_;
+  std::vector<record::TrialCheck> trials_;
+  std::optional<record::Latency> latency_;
+  std::optional<Failure> failure_;
+};
+
+}  // namespace d2k::eval

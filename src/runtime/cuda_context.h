@@ -1,0 +1,71 @@
+#pragma once
+
+#include <string>
+
+#include "runtime/cuda_driver.h"
+
+#ifndef D2K_HAVE_CUDA
+// Opaque handle types so the classes below exist in builds without the toolkit, where
+// constructing them throws CudaError.
+using CUdevice = int;
+using CUcontext = struct CUctx_st*;
+using CUstream = struct CUstream_st*;
+using CUevent = struct CUevent_st*;
+#endif
+
+namespace d2k::runtime {
+
+// The device's primary context, retained and made current on this thread. PyTorch's runtime
+// uses the same primary context, so streams and events made here are valid for its kernels.
+class CudaContext {
+ public:
+  explicit CudaContext(int ordinal = 0);
+  ~CudaContext();
+  CudaContext(const CudaContext&) = delete;  // owns one retain of the primary context
+  CudaContext& operator=(const CudaContext&) = delete;
+
+  std::string device_name() const;
+  std::string driver_version() const;  // "13.0"
+  void synchronize() const;            // every stream of the context, side streams included
+
+ private:
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+};
+
+// A non-blocking stream owned by the harness; candidates are given it as the current stream.
+class CudaStream {
+ public:
+  CudaStream();
+  ~CudaStream();
+  CudaStream(const CudaStream&) = delete;  // owns the stream handle
+  CudaStream& operator=(const CudaStream&) = delete;
+
+  CUstream handle() const { return stream_; }
+  void synchronize() const;
+
+ private:
+  CUstream stream_ = nullptr;
+};
+
+class CudaEvent {
+ public:
+  CudaEvent();
+  ~CudaEvent();
+  CudaEvent(const CudaEvent&) = delete;  // owns the event handle
+  CudaEvent& operator=(const CudaEvent&) = delete;
+
+  void record(CUstream stream);
+  // Seconds from `start` to this event; both must have completed.
+  double seconds_since(const CudaEvent& start) const;
+
+ private:
+  CUevent event_ = nullptr;
+};
+
+// Copies `bytes` to host memory from a pointer that lives on the device (`on_device`) or host.
+void copy_to_host(void* host_destination, const void* source, size_t bytes, bool on_device);
+// Copies between two buffers of the same residency (device-to-device or host-to-host).
+void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device);
+
+}  // namespace d2k::runtime
