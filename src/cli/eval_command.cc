@@ -18,6 +18,7 @@ struct EvalFlags {
   std::string solution;
   std::string impl;
   std::string workload;
+  std::string timing;
   bool json = false;
   bool no_cache = false;
   bool no_store = false;
@@ -36,10 +37,9 @@ int explain_missing_device(const task::Task& task, const std::string& reason) {
 }  // namespace
 
 std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
-  app.description(
-      "Evaluate an implementation on every workload: correctness trials against the reference, "
-      "then timing. Exit status 0 when every workload passed, 1 when any failed, 2 on a usage "
-      "or set-up error.");
+  app.footer(
+      "Runs correctness trials against the reference, then timing, on every workload. Exit "
+      "status: 0 when every workload passed, 1 when any failed, 2 on a usage or set-up error.");
   auto flags = std::make_shared<EvalFlags>();
   app.add_option("task", flags->task, "task id or folder")->required();
   auto* solution = app.add_option("--solution", flags->solution, "candidate solution.py")->check(CLI::ExistingFile);
@@ -47,6 +47,7 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       ->check(CLI::IsMember({"reference", "baseline", "expert"}))
       ->excludes(solution);
   app.add_option("--workload", flags->workload, "only this workload label");
+  app.add_option("--timing", flags->timing, "timing method instead of the task's (see `d2k timing-methods`)");
   app.add_flag("--json", flags->json, "print the evaluation record as JSON");
   app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert again");
   app.add_flag("--no-store", flags->no_store, "do not save the result");
@@ -64,6 +65,7 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
     options.solution = flags->solution;
     if (!flags->workload.empty()) options.workload = flags->workload;
     options.use_cache = !flags->no_cache;
+    if (!flags->timing.empty()) options.timing_method = flags->timing;
     const bool tty = isatty(STDERR_FILENO);
     options.progress = [tty](const std::string& line) {
       std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());

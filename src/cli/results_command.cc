@@ -19,7 +19,6 @@ struct ResultsFlags {
 }  // namespace
 
 std::function<int()> define_results(CLI::App& app, const GlobalOptions& global) {
-  app.description("List stored evaluations, newest first, or show one with --id");
   auto flags = std::make_shared<ResultsFlags>();
   app.add_option("--task", flags->task, "only this task");
   app.add_option("--impl", flags->impl, "only this implementation kind");

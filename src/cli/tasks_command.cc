@@ -23,7 +23,6 @@ task::Task resolve_task(const GlobalOptions& global, const std::string& name) {
 }
 
 std::function<int()> define_tasks(CLI::App& app, const GlobalOptions& global) {
-  app.description("List the tasks in the tasks folder");
   return [&global] {
     const auto root = tasks_root(global);
     int broken = 0;
@@ -44,7 +43,6 @@ std::function<int()> define_tasks(CLI::App& app, const GlobalOptions& global) {
 }
 
 std::function<int()> define_show(CLI::App& app, const GlobalOptions& global) {
-  app.description("Show a task's files, workloads, tolerance and evaluation settings");
   auto name = std::make_shared<std::string>();
   app.add_option("task", *name, "task id or folder")->required();
   return [name, &global] {

@@ -14,7 +14,6 @@ std::function<int()> define_worker(CLI::App& app, const GlobalOptions&) {
 }
 
 std::function<int()> define_timing_methods(CLI::App& app, const GlobalOptions&) {
-  app.description("List the timing methods a task's evaluation.timing may name");
   return [] {
     const auto& registry = timing::MethodRegistry::instance();
     for (const auto& name : registry.names()) {

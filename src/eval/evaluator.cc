@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "eval/trial_plan.h"
+#include "timing/method_registry.h"
 #include "eval/worker_job.h"
 #include "eval/worker_process.h"
 #include "eval/workload_judge.h"
@@ -137,6 +138,8 @@ Evaluator::Evaluator(const task::Task& task, store::Store* store, EvaluatorOptio
   if (!std::filesystem::exists(implementation_)) {
     throw std::runtime_error("no implementation file " + implementation_.string());
   }
+  // Fail before any worker starts when the timing method is unknown.
+  timing::MethodRegistry::instance().create(options_.timing_method.value_or(task_.evaluation.timing_method));
   if (options_.worker_binary.empty()) options_.worker_binary = current_executable();
   if (options_.scratch_root.empty()) options_.scratch_root = default_scratch_root();
 }
@@ -160,7 +163,9 @@ record::EvaluationResult Evaluator::run() {
   gethostname(host, sizeof host - 1);
   result.environment.host = host;
 
-  const bool cacheable = options_.use_cache && options_.kind != task::ImplKind::solution;
+  // A stored latency stands in only when it was measured the same way.
+  const bool cacheable = options_.use_cache && options_.kind != task::ImplKind::solution &&
+                         !options_.timing_method;
   for (size_t i = 0; i < task_.workloads.size(); ++i) {
     const auto& workload = task_.workloads[i];
     if (options_.workload && *options_.workload != workload.label) continue;
@@ -201,7 +206,7 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   job.arguments = spec.arguments;
   job.mutable_inputs = task_.input_rules.mutable_inputs;
   job.outputs = spec.outputs;
-  job.timing_method = spec.timing_method;
+  job.timing_method = options_.timing_method.value_or(spec.timing_method);
   job.timing.min_sample_seconds = spec.min_sample_seconds;
   job.timing.samples = spec.timing_samples;
   job.scratch = scratch.path();

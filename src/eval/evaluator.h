@@ -16,6 +16,7 @@ struct EvaluatorOptions {
   std::filesystem::path solution;        // for ImplKind::solution
   std::optional<std::string> workload;   // only this label
   bool use_cache = true;                 // reuse stored reference/baseline/expert latencies
+  std::optional<std::string> timing_method;  // overrides the task's evaluation.timing
   std::filesystem::path worker_binary;   // the d2k executable; defaults to this process's
   std::filesystem::path scratch_root;    // where workers write tensors; defaults to $D2K_SCRATCH or the temp dir
   std::function<void(const std::string&)> progress;  // one line per phase

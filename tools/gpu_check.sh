@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The GPU check, in one call on the H200 machine: builds d2k against the packages carried in
+# .device/root (tools/prepare_device.sh), runs the test suite, evaluates the Muon task's
+# reference and baseline, runs the GPU failure fixtures (crash, device hang, illegal address) and
+# the harness-overhead benchmark. `repeat` instead evaluates the Muon baseline five times,
+# independently, for the repeatability figures. Everything lands in $OUT (or ./gpu-check-out):
+# gpu_check.log, one JSON file per evaluation, and the SQLite store.
+#
+#   tools/gpu_check.sh [check|repeat]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-check}
+OUT=${OUT:-$PWD/gpu-check-out}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/gpu_check.log") 2>&1
+
+export D2K_STORE=$OUT/d2k-store.sqlite
+[ -d /dev/shm ] && export D2K_SCRATCH=/dev/shm
+export PYTHONUNBUFFERED=1
+python=$(command -v python3)
+build=build-gpu
+d2k=$PWD/$build/d2k
+failures=0
+
+step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+record() {  # record NAME ARGS...: one d2k evaluation, JSON kept, table printed
+  local name=$1; shift
+  "$d2k" eval "$@" --json > "$OUT/$name.json"
+  local status=$?
+  python3 - "$OUT/$name.json" "$name" "$status" <<'PY'
+import json, sys
+path, name, status = sys.argv[1], sys.argv[2], sys.argv[3]
+try:
+    record = json.load(open(path))
+except Exception as error:
+    print(f"{name}: no JSON ({error}), exit {status}")
+    sys.exit(0)
+print(f"{name}: exit {status}, evaluation {record['id']}, impl {record['impl_kind']}")
+for w in record["workloads"]:
+    lat = w.get("latency") or {}
+    err = max((o["rel_norm_error"] for t in w["trials"] for o in t["outputs"]), default=float("nan"))
+    mean = f"{lat['mean_s']*1e3:10.4f} ms cv {lat['cv']*100:5.2f}%" if lat else " " * 25
+    print(f"  {w['workload']:<30} {w['verdict']:<13} {mean}  max_err {err:.2e}  {w['reason_code']}")
+    if w["verdict"] != "passed":
+        print("    " + w["message"][:600].replace("\n", "\n    "))
+PY
+  return $status
+}
+
+step "environment"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+nvcc --version | tail -2
+"$python" -c 'import sys, torch, triton; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)'
+
+step "build"
+cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$PWD/.device/root/usr" -DD2K_PYTHON="$python" > "$OUT/cmake.log" 2>&1 \
+  || { tail -40 "$OUT/cmake.log"; exit 1; }
+cmake --build $build -j "$(nproc)" 2>&1 | tail -3
+[ -x "$d2k" ] || { echo "build failed"; exit 1; }
+
+if [ "$mode" = repeat ]; then
+  step "repeatability: five independent evaluations of the Muon baseline"
+  for i in 1 2 3 4 5; do
+    record "muon_baseline_repeat_$i" muon_orthogonalization --impl baseline --no-cache
+  done
+  python3 - "$OUT" <<'PY'
+import json, statistics, sys
+out = sys.argv[1]
+runs = [json.load(open(f"{out}/muon_baseline_repeat_{i}.json")) for i in range(1, 6)]
+print("workload                        means (ms)                                   cv")
+for index, w in enumerate(runs[0]["workloads"]):
+    means = [r["workloads"][index]["latency"]["mean_s"] for r in runs if r["workloads"][index].get("latency")]
+    cv = statistics.stdev(means) / statistics.mean(means) if len(means) > 1 else float("nan")
+    print(f"{w['workload']:<30} {' '.join(f'{m*1e3:8.3f}' for m in means)}  {cv*100:.3f}%")
+PY
+  exit 0
+fi
+
+step "unit and end-to-end tests"
+(cd $build && ctest --output-on-failure -j 8 --timeout 900) > "$OUT/ctest.log" 2>&1
+tail -5 "$OUT/ctest.log"; grep -E "tests passed|Failed|\*\*\*" "$OUT/ctest.log" | head -20
+
+step "Muon baseline against the reference on small and registered shapes"
+"$python" tasks/muon_orthogonalization/baseline/check_baseline.py || failures=$((failures + 1))
+
+step "d2k eval muon_orthogonalization --impl reference"
+record muon_reference muon_orthogonalization --impl reference --no-cache || failures=$((failures + 1))
+step "d2k eval muon_orthogonalization --impl baseline"
+record muon_baseline muon_orthogonalization --impl baseline --no-cache || failures=$((failures + 1))
+
+step "GPU failure fixtures: each fails its first workload, the next workload still passes"
+for solution in tests/fixtures/solutions/gpu_scale_add/*.py; do
+  name=$(basename "$solution" .py)
+  record "gpu_fixture_$name" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
+done
+
+step "harness overhead"
+bench/harness_overhead.sh "$d2k" "$OUT" || failures=$((failures + 1))
+
+step "done: $failures failed steps"
+exit $failures
