@@ -2,11 +2,14 @@
 # The GPU check, in one call on the H200 machine: builds d2k against the packages carried in
 # .device/root (tools/prepare_device.sh), runs the test suite, evaluates the Muon task's
 # reference and baseline, runs the GPU failure fixtures (crash, device hang, illegal address) and
-# the harness-overhead benchmark. `repeat` instead evaluates the Muon baseline five times,
-# independently, for the repeatability figures. Everything lands in $OUT (or ./gpu-check-out):
-# gpu_check.log, one JSON file per evaluation, and the SQLite store.
+# the harness-overhead benchmark. Each mode fits one device call (10 minutes):
+#   check     build, unit tests, Muon baseline and reference, harness overhead
+#   failures  the GPU failure fixtures (crash, device hang, illegal address)
+#   repeat    five independent evaluations of the Muon baseline (repeatability)
+# Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, one JSON file per evaluation,
+# and the SQLite store.
 #
-#   tools/gpu_check.sh [check|repeat]
+#   tools/gpu_check.sh [check|failures|repeat]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
@@ -77,23 +80,26 @@ PY
   exit 0
 fi
 
-step "unit and end-to-end tests"
-(cd $build && ctest --output-on-failure -j 8 --timeout 900) > "$OUT/ctest.log" 2>&1
-tail -5 "$OUT/ctest.log"; grep -E "tests passed|Failed|\*\*\*" "$OUT/ctest.log" | head -20
+if [ "$mode" = failures ]; then
+  step "GPU failure fixtures: each fails its first workload, the next workload still passes"
+  for solution in tests/fixtures/solutions/gpu_scale_add/*.py; do
+    name=$(basename "$solution" .py)
+    record "gpu_fixture_$name" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
+  done
+  exit 0
+fi
 
-step "Muon baseline against the reference on small and registered shapes"
+step "unit tests (the CPU end-to-end tests run in CI)"
+(cd $build && ctest --output-on-failure -j 16 -E 'E2e|e2e|Fixture' --timeout 300) > "$OUT/ctest.log" 2>&1
+tail -3 "$OUT/ctest.log"; grep -E "\*\*\*|Failed" "$OUT/ctest.log" | head -20
+
+step "Muon baseline against the reference on small shapes"
 "$python" tasks/muon_orthogonalization/baseline/check_baseline.py || failures=$((failures + 1))
 
-step "d2k eval muon_orthogonalization --impl reference"
-record muon_reference muon_orthogonalization --impl reference --no-cache || failures=$((failures + 1))
 step "d2k eval muon_orthogonalization --impl baseline"
 record muon_baseline muon_orthogonalization --impl baseline --no-cache || failures=$((failures + 1))
-
-step "GPU failure fixtures: each fails its first workload, the next workload still passes"
-for solution in tests/fixtures/solutions/gpu_scale_add/*.py; do
-  name=$(basename "$solution" .py)
-  record "gpu_fixture_$name" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
-done
+step "d2k eval muon_orthogonalization --impl reference"
+record muon_reference muon_orthogonalization --impl reference --no-cache || failures=$((failures + 1))
 
 step "harness overhead"
 bench/harness_overhead.sh "$d2k" "$OUT" || failures=$((failures + 1))

@@ -126,7 +126,7 @@ std::string dtype_name(const DLDataType& type) {
 }  // namespace
 
 struct Session::State {
-  py::module_ harness;
+  py::object harness;
   py::object tensor_type;
   py::object to_dlpack;
   py::object capture;
@@ -175,8 +175,7 @@ struct Session::State {
 Session::Session(const SessionOptions& options) : state_(std::make_unique<State>()) {
   start_interpreter();
   try {
-    state_->harness = py::module_::create_extension_module("_d2k_harness", nullptr,
-                                                           new py::module_::module_def);
+    state_->harness = py::module_::import("types").attr("ModuleType")("_d2k_harness");
     py::exec(kHarnessSource, state_->harness.attr("__dict__"));
     state_->tensor_type = state_->harness.attr("TENSOR_TYPE");
     state_->to_dlpack = state_->harness.attr("TO_DLPACK");
