@@ -5,7 +5,7 @@
 # the harness-overhead benchmark. Each mode fits one device call (10 minutes):
 #   check     build, unit tests, Muon baseline and reference, harness overhead
 #   failures  the GPU failure fixtures (crash, device hang, illegal address)
-#   repeat    five independent evaluations of the Muon baseline (repeatability)
+#   repeat N  N (default 5) independent evaluations of the Muon baseline (repeatability)
 # Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, one JSON file per evaluation,
 # and the SQLite store.
 #
@@ -67,13 +67,14 @@ cmake --build $build -j "$(nproc)" --target d2k 2>&1 | tail -3
 
 if [ "$mode" = repeat ]; then
   step "repeatability: five independent evaluations of the Muon baseline"
-  for i in 1 2 3 4 5; do
+  for i in $(seq "${2:-5}"); do
     record "muon_baseline_repeat_$i" muon_orthogonalization --impl baseline --no-cache
   done
   python3 - "$OUT" <<'PY'
 import json, statistics, sys
 out = sys.argv[1]
-runs = [json.load(open(f"{out}/muon_baseline_repeat_{i}.json")) for i in range(1, 6)]
+import glob
+runs = [json.load(open(path)) for path in sorted(glob.glob(f"{out}/muon_baseline*.json"))]
 print("workload                        means (ms)                                   cv")
 for index, w in enumerate(runs[0]["workloads"]):
     means = [r["workloads"][index]["latency"]["mean_s"] for r in runs if r["workloads"][index].get("latency")]
