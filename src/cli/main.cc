@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   std::vector<std::function<int()>> runners;
   for (const auto& command : commands()) {
     CLI::App* sub = app.add_subcommand(command.name, command.summary);
+    sub->fallthrough();  // global options (--store, --tasks) may follow the subcommand
     auto runner = std::make_shared<std::function<int()>>(command.define(*sub, global));
     sub->callback([runner, &selected] { selected = *runner; });
   }

@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace d2k::eval {
 
@@ -14,7 +17,15 @@ Channel::~Channel() {
   if (fd_ >= 0) close(fd_);
 }
 
-void Channel::send(const nlohmann::json& message) {
+std::string new_channel_token() {
+  std::random_device device;
+  std::string token;
+  for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", device());
+  return token;
+}
+
+void Channel::send(nlohmann::json message) {
+  if (!token_.empty()) message["token"] = token_;
   const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   size_t sent = 0;
   while (sent < line.size()) {
@@ -32,8 +43,17 @@ Channel::Status Channel::receive(nlohmann::json& message, std::chrono::milliseco
   while (true) {
     const size_t newline = buffer_.find('\n');
     if (newline != std::string::npos) {
-      message = nlohmann::json::parse(buffer_.substr(0, newline));
+      const std::string line = buffer_.substr(0, newline);
       buffer_.erase(0, newline + 1);
+      message = nlohmann::json::parse(line, nullptr, false);
+      if (message.is_discarded() || !message.is_object()) {
+        message = {{"reason", "a line on the result channel is not a JSON object"}};
+        return Status::rejected;
+      }
+      if (!token_.empty() && message.value("token", "") != token_) {
+        message = {{"reason", "a message on the result channel lacks the job's token (forged)"}};
+        return Status::rejected;
+      }
       return Status::message;
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -14,10 +14,13 @@ struct Comparison {
 };
 
 // Compares a candidate's output file with the reference's: same dtype, shape and device, no
-// NaN/Inf where the reference is finite, and ||out - ref|| / ||ref|| (in double) within the
-// task's effective gate. Integer and boolean outputs must match exactly. atol/rtol mismatches
+// NaN/Inf disagreement with the reference, and ||out - ref|| / ||ref|| (in double) within the
+// task's effective gate. Integer and boolean outputs must match bit for bit. atol/rtol mismatches
 // are counted and reported but do not decide.
 Comparison compare_tensors(const TensorFile& candidate, const TensorFile& reference,
                            const task::Tolerance& tolerance);
+// The same, with the reference's bytes already mapped (its file may be gone).
+Comparison compare_tensors(const TensorFile& candidate, const TensorFile& reference,
+                           const MappedFile& reference_data, const task::Tolerance& tolerance);
 
 }  // namespace d2k::eval

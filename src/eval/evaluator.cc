@@ -81,7 +81,7 @@ struct Limits {
   Clock::time_point deadline;
 };
 
-enum class Ending { done, failed, crashed, timed_out };
+enum class Ending { done, failed, crashed, timed_out, workload_timed_out, rejected };
 
 // Reads a worker's messages until it finishes, fails, dies or stalls, handing each message to
 // `on_message`. A timing phase announces how long it expects to run; the idle limit grows by
@@ -96,13 +96,20 @@ Ending drive(WorkerProcess& worker, const Limits& limits,
     const auto status = worker.channel().receive(
         message, std::chrono::milliseconds(static_cast<long long>(wait * 1000)));
     if (status == Channel::Status::timed_out) {
-      detail = left_overall <= idle_limit
-                   ? "the workload exceeded its overall time limit"
-                   : fmt::format("no progress for {:.0f} s (call time limit)", idle_limit);
       worker.kill();
+      if (left_overall <= idle_limit) {
+        detail = "the workload exceeded its overall time limit";
+        return Ending::workload_timed_out;
+      }
+      detail = fmt::format("no progress for {:.0f} s (call time limit)", idle_limit);
       return Ending::timed_out;
     }
     if (status == Channel::Status::closed) return Ending::crashed;
+    if (status == Channel::Status::rejected) {
+      worker.kill();
+      detail = message.value("reason", "");
+      return Ending::rejected;
+    }
     const std::string event = message.value("event", "");
     idle_limit = limits.idle_seconds;
     if (event == "progress" && message.value("phase", "") == "timing") {
@@ -173,7 +180,8 @@ record::EvaluationResult Evaluator::run() {
       auto cached = store_->cached_workload({result.environment.device_name, task_.id,
                                              workload.label, result.impl_hash,
                                              record::kProtocolVersion});
-      if (cached) {
+      // Only a latency measured the way this task times now stands in.
+      if (cached && cached->latency && cached->latency->method == task_.evaluation.timing_method) {
         cached->from_cache = true;
         note(fmt::format("[{}/{}] {}: latency reused from the store", i + 1,
                          task_.workloads.size(), workload.label));
@@ -224,15 +232,20 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
     job.trials = plan.all();
     const std::string name = role == WorkerRole::reference ? "reference" : "candidate";
     auto worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"));
+    worker->channel().set_token(new_channel_token());
     worker->channel().send(job);
     std::string detail;
     const Ending ending = drive(*worker, limits, handle, detail);
     const ExitStatus status = worker->wait();
     const bool reference = role == WorkerRole::reference;
-    if (ending == Ending::timed_out) {
+    if (ending == Ending::timed_out || ending == Ending::workload_timed_out) {
       judge.fail(reference ? record::Verdict::harness_error : record::Verdict::timed_out,
-                 reference ? "reference_timeout" : "call_timeout",
+                 reference ? "reference_timeout"
+                 : ending == Ending::timed_out ? "call_timeout" : "workload_timeout",
                  detail + "; worker log:\n" + worker->log_tail(kLogTail));
+    } else if (ending == Ending::rejected) {
+      judge.fail(reference ? record::Verdict::harness_error : record::Verdict::invalid,
+                 "channel_forged", detail);
     } else if (ending == Ending::crashed) {
       judge.fail(reference ? record::Verdict::harness_error : record::Verdict::crashed,
                  reference ? "reference_crashed" : "worker_crashed",

@@ -9,11 +9,22 @@ namespace d2k::eval {
 WorkloadJudge::WorkloadJudge(const task::Task& task, std::string workload, int expected_trials)
     : task_(task), workload_(std::move(workload)), expected_trials_(expected_trials) {}
 
+std::vector<WorkloadJudge::ReferenceTensor> WorkloadJudge::take_reference(
+    const nlohmann::json& files) {
+  std::vector<ReferenceTensor> tensors;
+  for (const auto& file : files.get<std::vector<TensorFile>>()) {
+    auto data = std::make_shared<const MappedFile>(file.path);
+    std::filesystem::remove(file.path);  // the mapping keeps the bytes; the name is gone
+    tensors.push_back({file, std::move(data)});
+  }
+  return tensors;
+}
+
 void WorkloadJudge::add_reference_trial(const nlohmann::json& message) {
   ReferenceTrial trial;
   trial.inputs = message.at("inputs_before");
-  trial.outputs = message.at("outputs").get<std::vector<TensorFile>>();
-  trial.state = message.at("state").get<std::vector<TensorFile>>();
+  trial.outputs = take_reference(message.at("outputs"));
+  trial.state = take_reference(message.at("state"));
   reference_[message.at("trial").get<int>()] = std::move(trial);
 }
 
@@ -62,7 +73,7 @@ void WorkloadJudge::check_inputs(const nlohmann::json& candidate, const Referenc
 }
 
 void WorkloadJudge::compare_all(const std::vector<TensorFile>& candidate,
-                                const std::vector<TensorFile>& reference, bool state,
+                                const std::vector<ReferenceTensor>& reference, bool state,
                                 record::TrialCheck& trial) {
   if (candidate.size() != reference.size()) {
     trial.passed = false;
@@ -72,7 +83,9 @@ void WorkloadJudge::compare_all(const std::vector<TensorFile>& candidate,
     return;
   }
   for (size_t i = 0; i < candidate.size(); ++i) {
-    Comparison comparison = compare_tensors(candidate[i], reference[i], task_.tolerance);
+    Comparison comparison =
+        compare_tensors(candidate[i], reference[i].file, *reference[i].data, task_.tolerance);
+    std::filesystem::remove(candidate[i].path);
     if (!comparison.check.passed) {
       trial.passed = false;
       if (trial.failure.empty()) trial.failure = comparison.check.failure;

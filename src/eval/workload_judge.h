@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ namespace d2k::eval {
 // trial outputs, compares each candidate trial against them, and keeps the first failure as the
 // verdict (later trials still add evidence). Pure logic over messages and tensor files, so it is
 // tested without processes.
+//
+// The reference's tensor files are mapped into this process and unlinked as soon as they are
+// reported, before the candidate worker starts: the candidate can neither read nor overwrite them.
 class WorkloadJudge {
  public:
   WorkloadJudge(const task::Task& task, std::string workload, int expected_trials);
@@ -31,10 +35,14 @@ class WorkloadJudge {
   record::WorkloadResult finish(double wall_seconds);
 
  private:
+  struct ReferenceTensor {
+    TensorFile file;
+    std::shared_ptr<const MappedFile> data;
+  };
   struct ReferenceTrial {
     nlohmann::json inputs;
-    std::vector<TensorFile> outputs;
-    std::vector<TensorFile> state;
+    std::vector<ReferenceTensor> outputs;
+    std::vector<ReferenceTensor> state;
   };
   struct Failure {
     record::Verdict verdict;
@@ -44,8 +52,10 @@ class WorkloadJudge {
 
   void check_inputs(const nlohmann::json& candidate, const ReferenceTrial& reference,
                     record::TrialCheck& trial);
-  void compare_all(const std::vector<TensorFile>& candidate, const std::vector<TensorFile>& reference,
-                   bool state, record::TrialCheck& trial);
+  void compare_all(const std::vector<TensorFile>& candidate,
+                   const std::vector<ReferenceTensor>& reference, bool state,
+                   record::TrialCheck& trial);
+  static std::vector<ReferenceTensor> take_reference(const nlohmann::json& files);
 
   const task::Task& task_;
   std::string workload_;

@@ -278,7 +278,15 @@ std::vector<TensorInfo> Session::last_outputs(size_t expected) const {
                                            std::string(Py_TYPE(items[i].ptr())->tp_name) +
                                            ", not exactly torch.Tensor");
     }
-    outputs.push_back(state_->read(items[i]));
+    try {
+      outputs.push_back(state_->read(items[i]));
+    } catch (const py::error_already_set& error) {
+      // to_dlpack refuses, e.g., tensors that require grad
+      throw OutputError("output_type", "output " + std::to_string(i) + " cannot be read: " +
+                                           state_->describe(error));
+    } catch (const std::runtime_error& error) {
+      throw OutputError("output_dtype", "output " + std::to_string(i) + ": " + error.what());
+    }
   }
   return outputs;
 }

@@ -1,6 +1,7 @@
 #include "record/result.h"
 
 #include <array>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -21,6 +22,14 @@ template <typename T>
 T value_or(const nlohmann::json& j, const char* key, T fallback) {
   auto it = j.find(key);
   return it == j.end() || it->is_null() ? fallback : it->get<T>();
+}
+
+// JSON has no NaN: nlohmann writes it as null. Read a null number back as NaN, never as a
+// plausible 0.0 ("no error").
+double number_or(const nlohmann::json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  return it->is_null() ? std::numeric_limits<double>::quiet_NaN() : it->get<double>();
 }
 
 }  // namespace
@@ -56,8 +65,8 @@ void to_json(nlohmann::json& j, const OutputCheck& v) {
 
 void from_json(const nlohmann::json& j, OutputCheck& v) {
   v.name = value_or<std::string>(j, "name", "");
-  v.rel_norm_error = value_or<double>(j, "rel_norm_error", 0.0);
-  v.max_abs_error = value_or<double>(j, "max_abs_error", 0.0);
+  v.rel_norm_error = number_or(j, "rel_norm_error", 0.0);
+  v.max_abs_error = number_or(j, "max_abs_error", 0.0);
   v.mismatches = value_or<int64_t>(j, "mismatches", 0);
   v.elements = value_or<int64_t>(j, "elements", 0);
   v.nonfinite = value_or<int64_t>(j, "nonfinite", 0);
@@ -87,10 +96,10 @@ void to_json(nlohmann::json& j, const Latency& v) {
 
 void from_json(const nlohmann::json& j, Latency& v) {
   v.method = value_or<std::string>(j, "method", "");
-  v.mean_s = value_or<double>(j, "mean_s", 0.0);
-  v.stdev_s = value_or<double>(j, "stdev_s", 0.0);
-  v.min_s = value_or<double>(j, "min_s", 0.0);
-  v.max_s = value_or<double>(j, "max_s", 0.0);
+  v.mean_s = number_or(j, "mean_s", 0.0);
+  v.stdev_s = number_or(j, "stdev_s", 0.0);
+  v.min_s = number_or(j, "min_s", 0.0);
+  v.max_s = number_or(j, "max_s", 0.0);
   v.calls_per_sample = value_or<int64_t>(j, "calls_per_sample", 0);
   v.samples_s = value_or<std::vector<double>>(j, "samples_s", {});
 }
@@ -109,7 +118,7 @@ void from_json(const nlohmann::json& j, WorkloadResult& v) {
   v.reason_code = value_or<std::string>(j, "reason_code", "");
   v.message = value_or<std::string>(j, "message", "");
   v.trials = value_or<std::vector<TrialCheck>>(j, "trials", {});
-  v.wall_seconds = value_or<double>(j, "wall_seconds", 0.0);
+  v.wall_seconds = number_or(j, "wall_seconds", 0.0);
   v.from_cache = value_or<bool>(j, "from_cache", false);
   auto it = j.find("latency");
   if (it != j.end() && !it->is_null()) v.latency = it->get<Latency>();

@@ -93,15 +93,16 @@ void copy_to_host(void* host_destination, const void* source, size_t bytes, bool
 #endif
 }
 
-void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device) {
+void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device,
+                         [[maybe_unused]] CUstream stream) {
   if (!on_device) {
     std::memmove(destination, source, bytes);
     return;
   }
 #ifdef D2K_HAVE_CUDA
-  check(CudaDriver::get().cuMemcpyDtoD(reinterpret_cast<CUdeviceptr>(destination),
-                                       reinterpret_cast<CUdeviceptr>(source), bytes),
-        "cuMemcpyDtoD");
+  check(CudaDriver::get().cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(destination),
+                                            reinterpret_cast<CUdeviceptr>(source), bytes, stream),
+        "cuMemcpyDtoDAsync");
 #else
   throw std::logic_error("device memory in a build without CUDA");
 #endif

@@ -65,7 +65,10 @@ class CudaEvent {
 
 // Copies `bytes` to host memory from a pointer that lives on the device (`on_device`) or host.
 void copy_to_host(void* host_destination, const void* source, size_t bytes, bool on_device);
-// Copies between two buffers of the same residency (device-to-device or host-to-host).
-void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device);
+// Copies between two buffers of the same residency (device-to-device or host-to-host). Device
+// copies are queued on `stream`, so they are ordered with the calls on it and are recorded when
+// that stream is being captured into a graph.
+void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device,
+                         CUstream stream);
 
 }  // namespace d2k::runtime
