@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
@@ -35,6 +36,16 @@ bool is_cuda_failure(const std::string& text) {
   return text.find("CUDA error") != std::string::npos ||
          text.find("illegal memory access") != std::string::npos ||
          text.find("CUDA_ERROR") != std::string::npos;
+}
+
+// "580.159.04" from the NVIDIA kernel module, or "unknown".
+std::string kernel_driver_version() {
+  std::ifstream version("/proc/driver/nvidia/version");
+  std::string word;
+  while (version >> word) {
+    if (word == "Module" && version >> word) return word;
+  }
+  return "unknown";
 }
 
 WorkerFailure call_failure(const std::string& traceback) {
@@ -91,7 +102,7 @@ class Worker {
     nlohmann::json environment = session_.environment();
     if (device_.context) {
       environment["device_name"] = device_.context->device_name();
-      environment["driver"] = device_.context->driver_version();
+      environment["driver"] = kernel_driver_version() + " (CUDA " + device_.context->driver_version() + ")";
     }
     channel_.send({{"event", "ready"}, {"environment", environment}});
   }

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs, from Debian 12's packages, everything d2k needs to build and test. Safe to re-run.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build pkg-config        # build
+  nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libdlpack-dev
+  libxxhash-dev pybind11-dev python3-dev   # libraries (README: "Dependencies")
+  libgtest-dev libgmock-dev               # tests
+  python3-torch python3-numpy             # the CPU end-to-end tests run real PyTorch
+)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

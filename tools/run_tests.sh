@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets everything up, builds, and runs every test (unit tests of each layer and the CPU
+# end-to-end tests through the real worker). Exits non-zero when any test fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install_deps.sh
+tools/build.sh
+cd build
+ctest --output-on-failure -j "$(nproc)" --timeout 600
