@@ -12,6 +12,12 @@
 #include <fmt/format.h>
 
 namespace d2k::eval {
+namespace {
+
+// Worker messages are small (tensors travel as files); a longer line is an attack or a bug.
+constexpr size_t kMaxLineBytes = 4 << 20;
+
+}  // namespace
 
 Channel::~Channel() {
   if (fd_ >= 0) close(fd_);
@@ -50,14 +56,22 @@ Channel::Status Channel::receive(nlohmann::json& message, std::chrono::milliseco
         message = {{"reason", "a line on the result channel is not a JSON object"}};
         return Status::rejected;
       }
-      if (!token_.empty() && message.value("token", "") != token_) {
+      const auto token = message.find("token");
+      if (!token_.empty() && (token == message.end() || !token->is_string() ||
+                              token->get_ref<const std::string&>() != token_)) {
         message = {{"reason", "a message on the result channel lacks the job's token (forged)"}};
         return Status::rejected;
       }
       return Status::message;
     }
+    if (buffer_.size() > kMaxLineBytes) {
+      message = {{"reason", "the result channel carried a line longer than any message"}};
+      return Status::rejected;
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
+    // A peer that keeps sending bytes without a newline must not outlive the deadline.
+    if (left.count() <= 0 && timeout.count() > 0) return Status::timed_out;
     pollfd waiting{fd_, POLLIN, 0};
     const int ready = poll(&waiting, 1, static_cast<int>(std::max<long long>(0, left.count())));
     if (ready < 0) {

@@ -13,7 +13,9 @@ namespace d2k::eval {
 //
 // Both ends stamp every message with a per-job secret token that exists only in C++ memory (the
 // orchestrator draws it, the job carries it); a line without it, or one that is not JSON, is
-// rejected. A candidate that writes to the descriptor from Python cannot forge results.
+// rejected. A candidate that writes to the descriptor from Python cannot forge results; one that
+// reads its own process memory (ctypes, /proc/self/mem) could find the token, which the
+// sandbox of the integrity work has to close.
 class Channel {
  public:
   enum class Status { message, timed_out, closed, rejected };

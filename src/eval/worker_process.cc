@@ -31,10 +31,20 @@ std::unique_ptr<WorkerProcess> WorkerProcess::start(const std::filesystem::path&
     throw std::runtime_error(std::string("socketpair failed: ") + std::strerror(errno));
   }
   const int log = open(log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (log < 0) throw std::runtime_error("cannot create " + log_file.string());
+  if (log < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error("cannot create " + log_file.string());
+  }
   const std::string fd_text = std::to_string(fds[1]);
   const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid < 0) {
+    const std::string reason = std::strerror(errno);
+    close(fds[0]);
+    close(fds[1]);
+    close(log);
+    throw std::runtime_error("fork failed: " + reason);
+  }
   if (pid == 0) {
     // Child: new session (so the whole group can be killed), output to the log, keep only the
     // worker's end of the channel open across exec.
