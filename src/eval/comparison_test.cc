@@ -187,6 +187,27 @@ TEST_F(ComparisonTest, NanWhereTheReferenceHasNanIsNotCountedAsNonfinite) {
   EXPECT_EQ(result.check.mismatches, 0);
 }
 
+TEST_F(ComparisonTest, FiniteValueWhereTheReferenceIsNonfiniteIsNonfinite) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const TensorFile reference = f32({1.0f, inf, nan, -inf});
+  const TensorFile candidate = f32({1.0f, 3.0f, 0.0f, inf});  // -inf and +inf differ too
+
+  const Comparison result = compare_tensors(candidate, reference, tolerance(1e9));
+
+  EXPECT_FALSE(result.check.passed);
+  EXPECT_EQ(result.reason_code, "nonfinite");
+  EXPECT_EQ(result.check.nonfinite, 3);
+}
+
+TEST_F(ComparisonTest, MatchingInfinitiesPass) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const TensorFile reference = f32({1.0f, inf, -inf});
+  const TensorFile candidate = f32({1.0f, inf, -inf});
+
+  EXPECT_TRUE(compare_tensors(candidate, reference, tolerance(1e-6)).check.passed);
+}
+
 TEST_F(ComparisonTest, ZeroReferenceAndZeroCandidatePass) {
   const TensorFile reference = f32({0.0f, 0.0f, 0.0f});
   const TensorFile candidate = f32({0.0f, -0.0f, 0.0f});
@@ -292,9 +313,8 @@ TEST_F(ComparisonTest, BoolRequiresAnExactMatch) {
   EXPECT_EQ(result.reason_code, "output_mismatch");
 }
 
-// Bug: integer outputs are compared through the elementwise atol/rtol test, so a task with a
-// non-trivial rtol lets wrong integers through although integer outputs "must match exactly".
-TEST_F(ComparisonTest, DISABLED_Int32RequiresAnExactMatchEvenWithALooseRtol) {
+// Integer outputs must match exactly; the task's atol/rtol only count mismatches for floats.
+TEST_F(ComparisonTest, Int32RequiresAnExactMatchEvenWithALooseRtol) {
   const TensorFile reference = tensor("int32", {1}, bytes_of(std::vector<int32_t>{1000}));
   const TensorFile candidate = tensor("int32", {1}, bytes_of(std::vector<int32_t>{1005}));
 
@@ -304,8 +324,8 @@ TEST_F(ComparisonTest, DISABLED_Int32RequiresAnExactMatchEvenWithALooseRtol) {
   EXPECT_EQ(result.reason_code, "output_mismatch");
 }
 
-// Bug: int64 elements are converted to double, so values above 2^53 that differ compare equal.
-TEST_F(ComparisonTest, DISABLED_Int64AboveTwoToThe53RequiresAnExactMatch) {
+// int64 values above 2^53 differ by one here, which a comparison in double would not see.
+TEST_F(ComparisonTest, Int64AboveTwoToThe53RequiresAnExactMatch) {
   const int64_t big = int64_t{1} << 53;
   const TensorFile reference = tensor("int64", {1}, bytes_of(std::vector<int64_t>{big}));
   const TensorFile candidate = tensor("int64", {1}, bytes_of(std::vector<int64_t>{big + 1}));

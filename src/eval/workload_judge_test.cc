@@ -35,10 +35,14 @@ struct TrialReport {
   std::vector<TensorFile> state;
 
   json message() const {
-    return {{"event", "trial"},        {"trial", trial},
-            {"seed", seed},            {"kind", kind},
-            {"inputs_before", inputs_before}, {"inputs_after", inputs_after},
-            {"outputs", outputs},      {"state", state}};
+    return {{"event", "trial"},
+            {"trial", trial},
+            {"seed", seed},
+            {"kind", kind},
+            {"inputs_before", inputs_before},
+            {"inputs_after", inputs_after},
+            {"outputs", outputs},
+            {"state", state}};
   }
 };
 
