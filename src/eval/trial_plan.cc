@@ -6,7 +6,9 @@
 namespace d2k::eval {
 namespace {
 
-// SplitMix64 finalizer: a bijective mix, so distinct (base, workload, trial) give distinct seeds.
+// SplitMix64 finalizer: a well-mixing bijection, so seeds of different (workload, trial) pairs
+// collide only by chance. It is invertible: it keeps seeds unpredictable before a run, not
+// secret from code that sees one of them.
 uint64_t mix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -41,7 +41,9 @@ struct OutputCheck {
 struct TrialCheck {
   int trial = 0;
   uint64_t seed = 0;
-  std::string kind;  // "fresh", "same_buffers" (fresh values into the previous buffers), "after_timing"
+  // "fresh"; "same_buffers" (fresh values into the previous trial's tensors); "last_timed_call"
+  // (the outputs of the final timed call); "after_timing" (fresh values into the timed tensors)
+  std::string kind;
   bool passed = false;
   std::vector<OutputCheck> outputs;
   std::string failure;
