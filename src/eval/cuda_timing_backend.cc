@@ -1,20 +1,9 @@
 #include "eval/cuda_timing_backend.h"
 
+#include "eval/event_interval.h"
+
 namespace d2k::eval {
 namespace {
-
-class EventInterval : public timing::TimingBackend::Interval {
- public:
-  explicit EventInterval(CUstream stream) : stream_(stream) {}
-  void start() override { start_.record(stream_); }
-  void stop() override { stop_.record(stream_); }
-  double seconds() const override { return stop_.seconds_since(start_); }
-
- private:
-  CUstream stream_;
-  runtime::CudaEvent start_;
-  runtime::CudaEvent stop_;
-};
 
 class SessionGraph : public timing::TimingBackend::Graph {
  public:

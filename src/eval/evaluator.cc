@@ -1,5 +1,6 @@
 #include "eval/evaluator.h"
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -123,6 +124,26 @@ Ending drive(WorkerProcess& worker, const Limits& limits,
 
 }  // namespace
 
+task::Language candidate_language(const task::Task& task, const std::filesystem::path& file) {
+  const std::optional<task::Language> language = task::language_of_file(file);
+  if (!language) {
+    throw std::runtime_error(fmt::format(
+        "{}: cannot tell its language; a solution is a .py (Python), .cu (CUDA C++) or .cpp "
+        "(C++) file",
+        file.string()));
+  }
+  if (!task.evaluation.accepts(*language)) {
+    std::vector<std::string> names;
+    for (const task::Language accepted : task.evaluation.languages) {
+      names.push_back(task::to_string(accepted));
+    }
+    throw std::runtime_error(fmt::format(
+        "task {} does not accept {} candidates ({}); its evaluation.languages are: {}", task.id,
+        task::to_string(*language), file.filename().string(), fmt::join(names, ", ")));
+  }
+  return *language;
+}
+
 std::string describe_device(task::Device device) {
   if (device == task::Device::cpu) return cpu_model();
 #ifdef D2K_HAVE_CUDA
@@ -145,6 +166,7 @@ Evaluator::Evaluator(const task::Task& task, store::Store* store, EvaluatorOptio
   if (!std::filesystem::exists(implementation_)) {
     throw std::runtime_error("no implementation file " + implementation_.string());
   }
+  language_ = candidate_language(task_, implementation_);
   // Fail before any worker starts when the timing method is unknown.
   timing::MethodRegistry::instance().create(options_.timing_method.value_or(task_.evaluation.timing_method));
   if (options_.worker_binary.empty()) options_.worker_binary = current_executable();
@@ -170,12 +192,28 @@ record::EvaluationResult Evaluator::run() {
   gethostname(host, sizeof host - 1);
   result.environment.host = host;
 
+  std::optional<native::BuildOutcome> built;
+  if (language_ != task::Language::python) {
+    built = build(result.environment.device_name);
+    result.build = record::Build{built->cached, built->seconds, built->hash, built->command};
+    library_ = built->library;
+  }
+
   // A stored latency stands in only when it was measured the same way.
   const bool cacheable = options_.use_cache && options_.kind != task::ImplKind::solution &&
                          !options_.timing_method;
   for (size_t i = 0; i < task_.workloads.size(); ++i) {
     const auto& workload = task_.workloads[i];
     if (options_.workload && *options_.workload != workload.label) continue;
+    if (built && !built->ok) {
+      record::WorkloadResult failed;
+      failed.workload = workload.label;
+      failed.verdict = record::Verdict::runtime_error;
+      failed.reason_code = "compile_error";
+      failed.message = built->diagnostics;
+      result.workloads.push_back(std::move(failed));
+      continue;
+    }
     if (cacheable && store_ != nullptr) {
       auto cached = store_->cached_workload({result.environment.device_name, task_.id,
                                              workload.label, result.impl_hash,
@@ -198,6 +236,31 @@ record::EvaluationResult Evaluator::run() {
   return result;
 }
 
+native::BuildOutcome Evaluator::build(const std::string& device_name) const {
+  const task::NativeBuild& settings = task_.evaluation.native;
+  const bool cuda = language_ == task::Language::cuda;
+  native::BuildRequest request;
+  request.source = implementation_;
+  request.toolchain = cuda ? native::nvcc_toolchain() : native::cxx_toolchain();
+  request.flags = cuda ? settings.nvcc_flags : settings.cxx_flags;
+  // An object runs on the CPU architecture it was built for and, for CUDA, on the GPU whose
+  // architecture its flags name (or that -arch=native found).
+  utsname host{};
+  uname(&host);
+  request.target = cuda ? fmt::format("{} {}", host.machine, device_name) : host.machine;
+  request.timeout_seconds = settings.compile_timeout_seconds;
+  note("build: " + request.toolchain.compiler + " " + implementation_.filename().string());
+  const native::BuildOutcome outcome = native::Builder(native::default_cache_dir()).build(request);
+  if (outcome.cached) {
+    note("build: cached " + outcome.hash);
+  } else if (outcome.ok) {
+    note(fmt::format("build: compiled in {:.2f} s ({})", outcome.seconds, outcome.hash));
+  } else {
+    note(fmt::format("build: failed after {:.2f} s", outcome.seconds));
+  }
+  return outcome;
+}
+
 record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Workload& workload,
                                                     record::Environment& environment) {
   const auto started = Clock::now();
@@ -214,6 +277,7 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   job.arguments = spec.arguments;
   job.mutable_inputs = task_.input_rules.mutable_inputs;
   job.outputs = spec.outputs;
+  job.library = library_;
   job.timing_method = options_.timing_method.value_or(spec.timing_method);
   job.timing.min_sample_seconds = spec.min_sample_seconds;
   job.timing.samples = spec.timing_samples;
@@ -229,6 +293,8 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
     job.role = role;
     job.implementation = role == WorkerRole::reference ? task_.implementation_file(task::ImplKind::reference)
                                                        : implementation_;
+    job.language =
+        task::to_string(role == WorkerRole::reference ? task::Language::python : language_);
     job.trials = plan.all();
     const std::string name = role == WorkerRole::reference ? "reference" : "candidate";
     auto worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"));
@@ -258,6 +324,11 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   run_worker(WorkerRole::reference, [&](const nlohmann::json& message) {
     const std::string event = message.value("event", "");
     if (event == "ready") fill_environment(environment, message.at("environment"));
+    if (event == "trial" && message.at("trial") == 0) {
+      // What a native candidate's outputs look like: the reference's, on every trial.
+      job.output_specs = message.at("outputs").get<std::vector<TensorFile>>();
+      for (auto& output : job.output_specs) output.path.clear();
+    }
     if (event == "trial") judge.add_reference_trial(message);
     if (event == "failure") {
       judge.fail(record::Verdict::harness_error, "reference_failed", message.value("message", ""));
@@ -266,9 +337,11 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   if (judge.failed()) return judge.finish(seconds_since(started));
 
   note(prefix + ": candidate trials");
+  std::optional<int64_t> workspace_bytes;
   run_worker(WorkerRole::candidate, [&](const nlohmann::json& message) {
     const std::string event = message.value("event", "");
     if (event == "ready") fill_environment(environment, message.at("environment"));
+    if (event == "workspace") workspace_bytes = message.at("bytes").get<int64_t>();
     if (event == "trial") judge.add_candidate_trial(message);
     if (event == "progress" && message.value("phase", "") == "timing") note(prefix + ": timing");
     if (event == "latency") judge.add_latency(message.at("latency").get<record::Latency>());
@@ -277,7 +350,9 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
                  message.value("reason_code", ""), message.value("message", ""));
     }
   });
-  return judge.finish(seconds_since(started));
+  record::WorkloadResult result = judge.finish(seconds_since(started));
+  result.workspace_bytes = workspace_bytes;
+  return result;
 }
 
 }  // namespace d2k::eval

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "native/builder.h"
 #include "record/result.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -13,7 +14,7 @@ namespace d2k::eval {
 
 struct EvaluatorOptions {
   task::ImplKind kind = task::ImplKind::solution;
-  std::filesystem::path solution;        // for ImplKind::solution
+  std::filesystem::path solution;        // for ImplKind::solution; .py, .cu or .cpp
   std::optional<std::string> workload;   // only this label
   bool use_cache = true;                 // reuse stored reference/baseline/expert latencies
   std::optional<std::string> timing_method;  // overrides the task's evaluation.timing
@@ -25,9 +26,12 @@ struct EvaluatorOptions {
 // The evaluation pipeline for one implementation of one task: per workload, a reference worker
 // computes outputs for the secret-seeded trials, then a fresh candidate worker runs the
 // correctness trials and the timing protocol; the orchestrator compares outputs itself and
-// records a verdict. A crash, hang or exception ends that workload only.
+// records a verdict. A crash, hang or exception ends that workload only. A native candidate is
+// compiled once, before any worker starts; a compile error is every workload's verdict.
 class Evaluator {
  public:
+  // Throws std::runtime_error when the implementation is missing, its language is unknown or
+  // the task does not accept it, or the timing method is unknown.
   Evaluator(const task::Task& task, store::Store* store, EvaluatorOptions options);
 
   // Runs every selected workload and saves the result (when a store is given).
@@ -36,14 +40,22 @@ class Evaluator {
  private:
   record::WorkloadResult evaluate_workload(size_t index, const task::Workload& workload,
                                            record::Environment& environment);
+  // Compiles (or finds in the cache) the native candidate; notes how in the progress lines.
+  native::BuildOutcome build(const std::string& device_name) const;
   void note(const std::string& line) const;
 
   const task::Task& task_;
   store::Store* store_;
   EvaluatorOptions options_;
   std::filesystem::path implementation_;
+  task::Language language_ = task::Language::python;
+  std::filesystem::path library_;  // the native candidate's shared object, once built
   uint64_t base_seed_;
 };
+
+// The language of `file` (by extension) when `task` accepts it; otherwise throws
+// std::runtime_error saying which languages the task accepts.
+task::Language candidate_language(const task::Task& task, const std::filesystem::path& file);
 
 // Name of the device this machine evaluates `device` tasks on (GPU name or CPU model); the
 // latency cache is keyed by it.

@@ -10,9 +10,12 @@
 #include <fmt/format.h>
 
 #include "eval/channel.h"
-#include "eval/cuda_timing_backend.h"
+#include "eval/implementation.h"
+#include "eval/native_implementation.h"
+#include "eval/python_implementation.h"
 #include "eval/tensor_file.h"
 #include "eval/worker_job.h"
+#include "native/library.h"
 #include "python/session.h"
 #include "runtime/cuda_context.h"
 #include "timing/method_registry.h"
@@ -53,6 +56,38 @@ WorkerFailure call_failure(const std::string& traceback) {
           util::tail(traceback, kMessageLimit)};
 }
 
+// Runs `body` (candidate calls), turning what the candidate or the device reports into verdicts.
+template <typename Body>
+void guarded(Body&& body) {
+  try {
+    body();
+  } catch (const python::CallError& error) {
+    throw call_failure(error.what());
+  } catch (const native::CallError& error) {
+    throw call_failure(error.what());
+  } catch (const runtime::CudaError& error) {
+    throw WorkerFailure{"runtime_error", "cuda_error", error.what()};
+  }
+}
+
+// A timed call: one call of the implementation on one argument list.
+class ImplementationCallTarget : public timing::CallTarget {
+ public:
+  ImplementationCallTarget(Implementation& implementation, int handle,
+                           std::function<void()> restore, bool stateful)
+      : implementation_(implementation), handle_(handle), restore_(std::move(restore)),
+        stateful_(stateful) {}
+  void call() override { implementation_.call(handle_); }
+  bool has_state() const override { return stateful_; }
+  void restore_state() override { restore_(); }
+
+ private:
+  Implementation& implementation_;
+  int handle_;
+  std::function<void()> restore_;
+  bool stateful_;
+};
+
 // The device the worker runs on: the CUDA primary context and the harness stream, or nothing.
 struct Device {
   std::optional<runtime::CudaContext> context;
@@ -85,8 +120,10 @@ class Worker {
       throw WorkerFailure{"harness_error", "task_inputs", util::bounded(error.what(), kMessageLimit)};
     }
     try {
-      session_.load_implementation(job_.implementation);
+      implementation_ = load_implementation();
     } catch (const python::LoadError& error) {
+      throw WorkerFailure{"runtime_error", "candidate_load", util::tail(error.what(), kMessageLimit)};
+    } catch (const native::LoadError& error) {
       throw WorkerFailure{"runtime_error", "candidate_load", util::tail(error.what(), kMessageLimit)};
     }
     if (job_.role == WorkerRole::reference) {
@@ -98,6 +135,15 @@ class Worker {
   }
 
  private:
+  std::unique_ptr<Implementation> load_implementation() {
+    if (job_.language == "python") {
+      return std::make_unique<PythonImplementation>(session_, job_.implementation);
+    }
+    return std::make_unique<NativeImplementation>(session_, job_.library, job_.arguments,
+                                                  job_.output_specs, device_.context.has_value(),
+                                                  device_.harness_stream());
+  }
+
   void announce() {
     nlohmann::json environment = session_.environment();
     if (device_.context) {
@@ -174,14 +220,11 @@ class Worker {
   void checked_call(int handle, const PlannedTrial& trial, const std::string& kind) {
     const nlohmann::json before = digest_arguments(handle);
     channel_.send({{"event", "progress"}, {"phase", "call"}, {"trial", trial.index}});
-    try {
-      session_.call(handle);
+    guarded([&] {
+      implementation_->reset_outputs();
+      implementation_->call(handle);
       device_.synchronize();
-    } catch (const python::CallError& error) {
-      throw call_failure(error.what());
-    } catch (const runtime::CudaError& error) {
-      throw WorkerFailure{"runtime_error", "cuda_error", error.what()};
-    }
+    });
     report(handle, trial, kind, before);
   }
 
@@ -191,7 +234,7 @@ class Worker {
     const std::string stem = fmt::format("{}_t{}_{}", role, trial.index, kind);
     nlohmann::json outputs = nlohmann::json::array();
     try {
-      const auto tensors = session_.last_outputs(job_.outputs.size());
+      const auto tensors = implementation_->outputs(job_.outputs.size());
       for (size_t i = 0; i < tensors.size(); ++i) {
         outputs.push_back(dump(tensors[i], job_.outputs[i], fmt::format("{}_out{}", stem, i)));
       }
@@ -224,7 +267,7 @@ class Worker {
         // The reference failing is the task's problem, not a candidate's.
         throw WorkerFailure{"harness_error", "reference_failed", failure.message};
       }
-      session_.clear_last_result();
+      implementation_->release_outputs();
       session_.release_arguments(handle);
     }
   }
@@ -236,6 +279,7 @@ class Worker {
     for (size_t t = 0; t + 1 < job_.trials.size(); ++t) {
       const PlannedTrial& trial = job_.trials[t];
       int handle = make_arguments(trial);
+      if (t == 0) prepare(handle);
       if (trial.kind == "same_buffers" && previous >= 0) {
         overwrite_values(previous, handle);
         session_.release_arguments(handle);
@@ -258,6 +302,16 @@ class Worker {
     checked_call(timing_handle, after_timing, after_timing.kind);
   }
 
+  // Native candidates allocate their outputs and workspace here, before any call.
+  void prepare(int handle) {
+    std::optional<uint64_t> workspace;
+    guarded([&] {
+      workspace = implementation_->prepare(handle);
+      device_.synchronize();
+    });
+    if (workspace) channel_.send({{"event", "workspace"}, {"bytes", *workspace}});
+  }
+
   // Times run(...) on the inputs of `trial`, then reports the last timed call's outputs.
   void measure(int handle, const PlannedTrial& trial) {
     // Mutable state is restored from a pristine copy of the trial's inputs before every call.
@@ -268,38 +322,32 @@ class Worker {
       device_.synchronize();
     }
     const nlohmann::json before = digest_arguments(handle);
-    SessionCallTarget target(session_, handle, [&] { restore(handle, *pristine); },
-                             pristine.has_value());
+    ImplementationCallTarget target(*implementation_, handle, [&] { restore(handle, *pristine); },
+                                    pristine.has_value());
     const auto method = timing::MethodRegistry::instance().create(job_.timing_method);
     channel_.send({{"event", "progress"},
                    {"phase", "timing"},
                    {"expected_seconds", job_.timing.min_sample_seconds * (job_.timing.samples + 2)}});
     record::Latency latency;
-    try {
+    guarded([&] {
       if (device_.context) {
-        CudaTimingBackend backend(session_, *device_.context, *device_.stream);
-        latency = method->measure(target, backend, job_.timing);
+        const auto backend = implementation_->cuda_backend(*device_.context, *device_.stream);
+        latency = method->measure(target, *backend, job_.timing);
       } else {
         timing::SteadyClockBackend backend;
         latency = method->measure(target, backend, job_.timing);
       }
       device_.synchronize();
-    } catch (const python::CallError& error) {
-      throw call_failure(error.what());
-    } catch (const runtime::CudaError& error) {
-      throw WorkerFailure{"runtime_error", "cuda_error", error.what()};
-    }
+    });
     channel_.send({{"event", "latency"}, {"latency", latency}});
     if (pristine) {
       // A graph method's last launch may be a restores-only graph; make the state reported as
       // the last timed call's the state one restored call leaves.
       restore(handle, *pristine);
-      try {
-        session_.call(handle);
+      guarded([&] {
+        implementation_->call(handle);
         device_.synchronize();
-      } catch (const python::CallError& error) {
-        throw call_failure(error.what());
-      }
+      });
     }
     report(handle, trial, "last_timed_call", before);
     if (pristine) session_.release_arguments(*pristine);
@@ -319,26 +367,11 @@ class Worker {
     }
   }
 
-  class SessionCallTarget : public timing::CallTarget {
-   public:
-    SessionCallTarget(python::Session& session, int handle, std::function<void()> restore,
-                      bool stateful)
-        : session_(session), handle_(handle), restore_(std::move(restore)), stateful_(stateful) {}
-    void call() override { session_.call(handle_); }
-    bool has_state() const override { return stateful_; }
-    void restore_state() override { restore_(); }
-
-   private:
-    python::Session& session_;
-    int handle_;
-    std::function<void()> restore_;
-    bool stateful_;
-  };
-
   Channel& channel_;
   WorkerJob job_;
   Device device_;
   python::Session session_;
+  std::unique_ptr<Implementation> implementation_;
 };
 
 }  // namespace

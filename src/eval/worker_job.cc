@@ -8,11 +8,14 @@ void to_json(nlohmann::json& j, const WorkerJob& v) {
   j = {{"role", v.role == WorkerRole::reference ? "reference" : "candidate"},
        {"task_dir", v.task_dir.string()},
        {"implementation", v.implementation.string()},
+       {"language", v.language},
+       {"library", v.library.string()},
        {"device", v.device},
        {"config", v.config},
        {"arguments", v.arguments},
        {"mutable_inputs", v.mutable_inputs},
        {"outputs", v.outputs},
+       {"output_specs", v.output_specs},
        {"trials", trials},
        {"timing_method", v.timing_method},
        {"timing",
@@ -28,11 +31,14 @@ void from_json(const nlohmann::json& j, WorkerJob& v) {
                                                            : WorkerRole::candidate;
   v.task_dir = j.at("task_dir").get<std::string>();
   v.implementation = j.at("implementation").get<std::string>();
+  v.language = j.at("language").get<std::string>();
+  v.library = j.at("library").get<std::string>();
   v.device = j.at("device").get<std::string>();
   v.config = j.at("config");
   v.arguments = j.at("arguments").get<std::vector<std::string>>();
   v.mutable_inputs = j.at("mutable_inputs").get<std::vector<std::string>>();
   v.outputs = j.at("outputs").get<std::vector<std::string>>();
+  v.output_specs = j.at("output_specs").get<std::vector<TensorFile>>();
   v.trials.clear();
   for (const auto& t : j.at("trials")) {
     v.trials.push_back({t.at("index").get<int>(), t.at("seed").get<uint64_t>(),

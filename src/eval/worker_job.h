@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "eval/tensor_file.h"
 #include "eval/trial_plan.h"
 #include "timing/measurement_method.h"
 
@@ -18,12 +19,17 @@ enum class WorkerRole { reference, candidate };
 struct WorkerJob {
   WorkerRole role = WorkerRole::candidate;
   std::filesystem::path task_dir;
-  std::filesystem::path implementation;
+  std::filesystem::path implementation;  // the source file, whatever its language
+  std::string language = "python";       // "python" | "cuda" | "cpp" (task::Language names)
+  std::filesystem::path library;         // native candidates: the built shared object
   std::string device;          // "cuda" | "cpu"
   nlohmann::json config;       // workload entry over fixed_params; the worker adds seed, device
   std::vector<std::string> arguments;
   std::vector<std::string> mutable_inputs;
   std::vector<std::string> outputs;
+  // Native candidates: the reference's outputs of trial 0 (name, dtype, shape, residency; no
+  // path), which the worker allocates for every call.
+  std::vector<TensorFile> output_specs;
   std::vector<PlannedTrial> trials;  // candidate: before timing, then the after-timing trial
   std::string timing_method;
   timing::Settings timing;

@@ -248,6 +248,19 @@ std::string Session::argument_repr(int handle, size_t index) const {
   return py::repr(state_->arguments.at(handle)[index]).cast<std::string>();
 }
 
+std::optional<Scalar> Session::argument_scalar(int handle, size_t index) const {
+  PyObject* item = state_->arguments.at(handle)[index].ptr();
+  if (PyBool_Check(item)) return Scalar{true, item == Py_True ? 1 : 0, 0.0};
+  if (PyLong_Check(item)) {
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(item, &overflow);
+    if (overflow != 0) return std::nullopt;
+    return Scalar{true, value, 0.0};
+  }
+  if (PyFloat_Check(item)) return Scalar{false, 0, PyFloat_AsDouble(item)};
+  return std::nullopt;
+}
+
 void Session::call(int handle) {
   state_->last_result = py::none();
   try {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ struct SessionOptions {
   uintptr_t stream = 0;  // CUstream made current for PyTorch and Triton when use_cuda
 };
 
+// A static argument's value, when it is a Python int or bool (`integer`) or a float.
+struct Scalar {
+  bool integer = false;
+  int64_t int_value = 0;
+  double float_value = 0.0;
+};
+
 class CapturedGraph {
  public:
   virtual ~CapturedGraph() = default;
@@ -79,6 +87,9 @@ class Session {
   std::optional<TensorInfo> argument_tensor(int handle, size_t index) const;
   // repr() of a non-tensor argument, for comparing static inputs across processes.
   std::string argument_repr(int handle, size_t index) const;
+  // The argument as a number (native candidates receive these), or nullopt for anything else,
+  // an int beyond int64 included.
+  std::optional<Scalar> argument_scalar(int handle, size_t index) const;
 
   // run(*arguments); keeps the returned value as the last result. Throws CallError.
   void call(int handle);

@@ -110,6 +110,7 @@ void to_json(nlohmann::json& j, const WorkloadResult& v) {
        {"trials", v.trials},       {"wall_seconds", v.wall_seconds},
        {"from_cache", v.from_cache}};
   j["latency"] = v.latency ? nlohmann::json(*v.latency) : nlohmann::json(nullptr);
+  if (v.workspace_bytes) j["workspace_bytes"] = *v.workspace_bytes;
 }
 
 void from_json(const nlohmann::json& j, WorkloadResult& v) {
@@ -122,6 +123,10 @@ void from_json(const nlohmann::json& j, WorkloadResult& v) {
   v.from_cache = value_or<bool>(j, "from_cache", false);
   auto it = j.find("latency");
   if (it != j.end() && !it->is_null()) v.latency = it->get<Latency>();
+  v.workspace_bytes.reset();
+  if (auto bytes = j.find("workspace_bytes"); bytes != j.end() && !bytes->is_null()) {
+    v.workspace_bytes = bytes->get<int64_t>();
+  }
 }
 
 void to_json(nlohmann::json& j, const Environment& v) {
@@ -141,6 +146,17 @@ void from_json(const nlohmann::json& j, Environment& v) {
   v.d2k_version = value_or<std::string>(j, "d2k_version", "");
 }
 
+void to_json(nlohmann::json& j, const Build& v) {
+  j = {{"cached", v.cached}, {"seconds", v.seconds}, {"hash", v.hash}, {"command", v.command}};
+}
+
+void from_json(const nlohmann::json& j, Build& v) {
+  v.cached = value_or<bool>(j, "cached", false);
+  v.seconds = number_or(j, "seconds", 0.0);
+  v.hash = value_or<std::string>(j, "hash", "");
+  v.command = value_or<std::string>(j, "command", "");
+}
+
 void to_json(nlohmann::json& j, const EvaluationResult& v) {
   j = {{"id", v.id},
        {"created_at", v.created_at},
@@ -154,6 +170,7 @@ void to_json(nlohmann::json& j, const EvaluationResult& v) {
        {"environment", v.environment},
        {"passed", v.passed()},
        {"workloads", v.workloads}};
+  if (v.build) j["build"] = *v.build;
 }
 
 void from_json(const nlohmann::json& j, EvaluationResult& v) {
@@ -168,6 +185,10 @@ void from_json(const nlohmann::json& j, EvaluationResult& v) {
   v.base_seed = value_or<uint64_t>(j, "base_seed", 0);
   v.environment = value_or<Environment>(j, "environment", {});
   v.workloads = value_or<std::vector<WorkloadResult>>(j, "workloads", {});
+  v.build.reset();
+  if (auto build = j.find("build"); build != j.end() && !build->is_null()) {
+    v.build = build->get<Build>();
+  }
 }
 
 }  // namespace d2k::record

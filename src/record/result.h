@@ -70,6 +70,7 @@ struct WorkloadResult {
   std::optional<Latency> latency;
   double wall_seconds = 0.0;
   bool from_cache = false;  // latency reused from an earlier identical evaluation
+  std::optional<int64_t> workspace_bytes;  // what a native candidate's setup asked for
 };
 
 struct Environment {
@@ -83,6 +84,14 @@ struct Environment {
   std::string d2k_version;
 };
 
+// How a native candidate's shared object was obtained: from the build cache or by compiling.
+struct Build {
+  bool cached = false;
+  double seconds = 0.0;  // the whole build step, compiler version check included
+  std::string hash;      // the cache key: source, flags, compiler version, target
+  std::string command;   // the compiler command line, as a shell would read it
+};
+
 struct EvaluationResult {
   int64_t id = 0;           // store row id, 0 until saved
   std::string created_at;   // ISO 8601 UTC
@@ -94,6 +103,7 @@ struct EvaluationResult {
   int protocol_version = kProtocolVersion;
   uint64_t base_seed = 0;   // secret during the run, stored afterwards for reproduction
   Environment environment;
+  std::optional<Build> build;  // native candidates only
   std::vector<WorkloadResult> workloads;
 
   bool passed() const;
@@ -109,6 +119,8 @@ void to_json(nlohmann::json& j, const WorkloadResult& v);
 void from_json(const nlohmann::json& j, WorkloadResult& v);
 void to_json(nlohmann::json& j, const Environment& v);
 void from_json(const nlohmann::json& j, Environment& v);
+void to_json(nlohmann::json& j, const Build& v);
+void from_json(const nlohmann::json& j, Build& v);
 void to_json(nlohmann::json& j, const EvaluationResult& v);
 void from_json(const nlohmann::json& j, EvaluationResult& v);
 

@@ -1,6 +1,8 @@
 // End-to-end tests: the real `d2k` binary evaluates the CPU fixture tasks in worker processes.
-// Every candidate under tests/fixtures/solutions/<task>/ declares the verdict it must get in its
-// `# expect-verdict:` (and optional `# expect-reason:`) header, so adding a fixture adds a test.
+// Every candidate under tests/fixtures/solutions/<task>/ (Python) and <task>_native/ (C++)
+// declares the verdict it must get in its `# expect-verdict:` (`// expect-verdict:` in C++)
+// header, with optional `expect-reason:` and `expect-message:` lines (the message must contain
+// each), so adding a fixture adds a test.
 
 #include <algorithm>
 #include <cctype>
@@ -9,12 +11,13 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "subprocess.h"
+#include "d2k_run.h"
 
 namespace d2k::e2e {
 namespace {
@@ -22,34 +25,19 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const fs::path kBinary = D2K_BINARY;
-const fs::path kFixtures = D2K_TEST_FIXTURES;
 const std::vector<std::string> kFixtureTasks = {"cpu_scale_add", "cpu_ema_state"};
-
-fs::path task_dir(const std::string& task) { return kFixtures / "tasks" / task; }
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// The workload labels of a fixture task, in config order.
-std::vector<std::string> workload_labels(const std::string& task) {
-  std::ifstream in(task_dir(task) / "config.json");
-  const json config = json::parse(in);
-  std::vector<std::string> labels;
-  for (const auto& workload : config.at("workloads")) labels.push_back(workload.at("label"));
-  return labels;
-}
 
 struct FixtureSolution {
   std::string task;
+  std::string folder;  // under solutions/: the task's name, with "_native" for C++ candidates
   fs::path file;
   std::string expect_verdict;               // empty when the header lacks one
   std::optional<std::string> expect_reason;
+  std::vector<std::string> expect_messages;  // parts the message must contain
 };
 
 void PrintTo(const FixtureSolution& solution, std::ostream* os) {
-  *os << solution.task << "/" << solution.file.filename().string();
+  *os << solution.folder << "/" << solution.file.filename().string();
 }
 
 std::string trimmed(std::string text) {
@@ -59,17 +47,22 @@ std::string trimmed(std::string text) {
   return text;
 }
 
-// Reads the `# expect-...:` lines of the comment block the file starts with.
-FixtureSolution read_solution(const std::string& task, const fs::path& file) {
-  FixtureSolution solution{task, file, "", std::nullopt};
+// Reads the `expect-...:` lines of the comment block the file starts with.
+FixtureSolution read_solution(const std::string& task, const std::string& folder,
+                              const fs::path& file) {
+  FixtureSolution solution{task, folder, file, "", std::nullopt, {}};
+  const std::string comment = file.extension() == ".py" ? "#" : "//";
   std::ifstream in(file);
   std::string line;
-  while (std::getline(in, line) && line.rfind("#", 0) == 0) {
-    const std::string body = trimmed(line.substr(1));
+  while (std::getline(in, line) && line.rfind(comment, 0) == 0) {
+    const std::string body = trimmed(line.substr(comment.size()));
+    const auto value = [&](const std::string& key) { return trimmed(body.substr(key.size())); };
     if (body.rfind("expect-verdict:", 0) == 0) {
-      solution.expect_verdict = trimmed(body.substr(std::string("expect-verdict:").size()));
+      solution.expect_verdict = value("expect-verdict:");
     } else if (body.rfind("expect-reason:", 0) == 0) {
-      solution.expect_reason = trimmed(body.substr(std::string("expect-reason:").size()));
+      solution.expect_reason = value("expect-reason:");
+    } else if (body.rfind("expect-message:", 0) == 0) {
+      solution.expect_messages.push_back(value("expect-message:"));
     }
   }
   return solution;
@@ -78,49 +71,27 @@ FixtureSolution read_solution(const std::string& task, const fs::path& file) {
 std::vector<FixtureSolution> all_solutions() {
   std::vector<FixtureSolution> solutions;
   for (const auto& task : kFixtureTasks) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(kFixtures / "solutions" / task)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".py") files.push_back(entry);
+    for (const auto& [folder, extension] :
+         {std::pair<std::string, std::string>{task, ".py"}, {task + "_native", ".cpp"}}) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(kFixtures / "solutions" / folder)) {
+        if (entry.is_regular_file() && entry.path().extension() == extension) {
+          files.push_back(entry);
+        }
+      }
+      std::sort(files.begin(), files.end());
+      for (const auto& file : files) solutions.push_back(read_solution(task, folder, file));
     }
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) solutions.push_back(read_solution(task, file));
   }
   return solutions;
 }
 
 std::string test_name(const ::testing::TestParamInfo<FixtureSolution>& info) {
-  std::string name = info.param.task + "_" + info.param.file.stem().string();
+  std::string name = info.param.folder + "_" + info.param.file.stem().string();
   for (char& c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
   return name;
-}
-
-// One `d2k` run in its own folder with its own store.
-class D2kRun {
- public:
-  fs::path store() const { return dir_.path() / "store.sqlite"; }
-
-  // `d2k --store <store> args...`, run in the folder.
-  RunResult d2k(const std::vector<std::string>& args) const {
-    std::vector<std::string> all{"--store", store().string()};
-    all.insert(all.end(), args.begin(), args.end());
-    return run_process(kBinary, all, dir_.path());
-  }
-
- private:
-  TempDir dir_;
-};
-
-// Parses `d2k eval --json` output; fails the test (and returns null) when it is not JSON.
-json parse_evaluation(const RunResult& run) {
-  try {
-    return json::parse(run.out);
-  } catch (const json::exception& error) {
-    ADD_FAILURE() << "stdout is not JSON (" << error.what() << ")\nstdout:\n"
-                  << run.out << "\nstderr:\n" << run.err;
-    return nullptr;
-  }
 }
 
 std::vector<std::string> trial_kinds(const json& workload) {
@@ -159,6 +130,9 @@ TEST_P(EvalFixtureSolutionTest, GetsTheVerdictItsHeaderDeclares) {
     EXPECT_EQ(workload.at("workload"), labels[i]);
     EXPECT_EQ(workload.at("verdict"), solution.expect_verdict);
     if (solution.expect_reason) EXPECT_EQ(workload.at("reason_code"), *solution.expect_reason);
+    for (const auto& part : solution.expect_messages) {
+      EXPECT_TRUE(contains(workload.at("message"), part)) << "message lacks: " << part;
+    }
     all_passed = all_passed && workload.at("verdict") == "passed";
     if (solution.expect_verdict == "passed") {
       EXPECT_EQ(trial_kinds(workload), kPassingTrialKinds);

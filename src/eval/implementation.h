@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "python/tensor_info.h"
+#include "runtime/cuda_context.h"
+#include "timing/timing_backend.h"
+
+namespace d2k::eval {
+
+// What a worker calls: a Python run(...) through the embedded interpreter, or a native
+// candidate's d2k_native_run. Either way the arguments are the session's argument list `handle`
+// (built by get_inputs). Calls throw python::CallError or native::CallError when the candidate
+// reports a failure.
+class Implementation {
+ public:
+  virtual ~Implementation() = default;
+
+  // Once, before the first call, with the first trial's arguments. Returns the workspace a
+  // native candidate asked for; nullopt for Python.
+  virtual std::optional<uint64_t> prepare(int handle) = 0;
+  // Before every checked (untimed) call: outputs the harness reuses are overwritten, so a call
+  // that skips writing them cannot pass on an earlier call's results.
+  virtual void reset_outputs() = 0;
+  // One call; returns without synchronizing the device.
+  virtual void call(int handle) = 0;
+  // The last call's outputs, exactly `expected` of them. Throws python::OutputError.
+  virtual std::vector<python::TensorInfo> outputs(size_t expected) const = 0;
+  // Lets go of the last call's outputs where the implementation allocated them.
+  virtual void release_outputs() = 0;
+  // The GPU timing backend that can capture this implementation's calls into a graph.
+  virtual std::unique_ptr<timing::TimingBackend> cuda_backend(
+      const runtime::CudaContext& context, const runtime::CudaStream& stream) = 0;
+};
+
+}  // namespace d2k::eval

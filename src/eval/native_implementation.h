@@ -1,0 +1,53 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "eval/implementation.h"
+#include "eval/tensor_file.h"
+#include "native/call_arguments.h"
+#include "native/library.h"
+#include "python/session.h"
+#include "runtime/buffer.h"
+
+namespace d2k::eval {
+
+// A native candidate (docs/native-abi.md): its shared object loaded into the worker, called with
+// the session's tensors as DLTensors and with outputs and a workspace the harness allocates.
+// A timed call is one C function call on a prebuilt argument frame; no Python runs during it.
+class NativeImplementation : public Implementation {
+ public:
+  // Loads `library`; throws native::LoadError. On the GPU (`on_device`), outputs and workspace
+  // are device memory and calls launch on `stream`, the harness stream; on the CPU it is null.
+  NativeImplementation(python::Session& session, const std::filesystem::path& library,
+                       std::vector<std::string> arguments, std::vector<TensorFile> output_specs,
+                       bool on_device, CUstream stream);
+
+  // Allocates the outputs, runs d2k_native_setup and allocates the workspace it asks for.
+  std::optional<uint64_t> prepare(int handle) override;
+  // Fills the outputs with 0xFF bytes (NaN for floating-point dtypes).
+  void reset_outputs() override;
+  void call(int handle) override;
+  std::vector<python::TensorInfo> outputs(size_t expected) const override;
+  void release_outputs() override {}  // the outputs live as long as the worker
+  std::unique_ptr<timing::TimingBackend> cuda_backend(const runtime::CudaContext& context,
+                                                      const runtime::CudaStream& stream) override;
+
+ private:
+  // The argument frame of `handle`, built when the handle changes.
+  const native::CallArguments& frame(int handle);
+
+  python::Session& session_;
+  native::Library library_;
+  std::vector<std::string> arguments_;
+  std::vector<TensorFile> output_specs_;
+  bool on_device_;
+  CUstream stream_;
+  std::vector<std::unique_ptr<runtime::Buffer>> outputs_;
+  std::unique_ptr<runtime::Buffer> workspace_;
+  int frame_handle_ = -1;
+  std::unique_ptr<native::CallArguments> frame_;
+};
+
+}  // namespace d2k::eval

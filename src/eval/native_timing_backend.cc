@@ -1,0 +1,31 @@
+#include "eval/native_timing_backend.h"
+
+#include "eval/event_interval.h"
+#include "runtime/cuda_graph.h"
+
+namespace d2k::eval {
+namespace {
+
+class DriverGraph : public timing::TimingBackend::Graph {
+ public:
+  DriverGraph(CUstream stream, const std::function<void()>& body)
+      : stream_(stream), graph_(stream, body) {}
+  void launch() override { graph_.launch(stream_); }
+
+ private:
+  CUstream stream_;
+  runtime::CudaGraph graph_;
+};
+
+}  // namespace
+
+std::unique_ptr<timing::TimingBackend::Interval> NativeTimingBackend::new_interval() {
+  return std::make_unique<EventInterval>(stream_.handle());
+}
+
+std::unique_ptr<timing::TimingBackend::Graph> NativeTimingBackend::capture(
+    const std::function<void()>& body) {
+  return std::make_unique<DriverGraph>(stream_.handle(), body);
+}
+
+}  // namespace d2k::eval
