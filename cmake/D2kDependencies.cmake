@@ -29,6 +29,26 @@ d2k_require_static_library(sqlite sqlite3.h sqlite3)
 find_package(Threads REQUIRED)
 target_link_libraries(d2k_dep_sqlite INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
 
+# The judge's HTTP(S) client. Debian's cpp-httplib is a shared library built with OpenSSL (and
+# zlib and brotli); its header declares a different class layout unless
+# CPPHTTPLIB_OPENSSL_SUPPORT is defined, so the define is part of the dependency and OpenSSL's
+# headers are needed. The zlib and brotli options only add classes d2k never uses.
+find_path(httplib_INCLUDE_DIR httplib.h REQUIRED)
+find_library(httplib_LIBRARY NAMES cpp-httplib REQUIRED)
+find_package(OpenSSL REQUIRED)
+add_library(d2k_dep_httplib INTERFACE)
+target_include_directories(d2k_dep_httplib SYSTEM INTERFACE ${httplib_INCLUDE_DIR})
+# Debian keeps OpenSSL's configuration headers in the multiarch folder, which the compiler
+# searches on its own only under /usr (not in an unpacked prefix such as .device/root/usr).
+if(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS "${OPENSSL_INCLUDE_DIR}/${CMAKE_LIBRARY_ARCHITECTURE}")
+  target_include_directories(d2k_dep_httplib SYSTEM INTERFACE
+                             "${OPENSSL_INCLUDE_DIR}/${CMAKE_LIBRARY_ARCHITECTURE}")
+endif()
+target_compile_definitions(d2k_dep_httplib INTERFACE CPPHTTPLIB_OPENSSL_SUPPORT)
+target_link_libraries(d2k_dep_httplib INTERFACE ${httplib_LIBRARY} OpenSSL::SSL OpenSSL::Crypto
+                                                Threads::Threads)
+add_library(d2k::httplib ALIAS d2k_dep_httplib)
+
 # The embedded interpreter. D2K_PYTHON names the interpreter whose packages (torch, triton) the
 # worker uses; on Debian that is the system /usr/bin/python3, not a pyenv shim.
 if(NOT D2K_PYTHON)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The GPU check, in one call on the H200 machine: builds d2k against the packages carried in
 # .device/root (tools/prepare_device.sh), runs the test suite, evaluates the Muon task's
-# reference and baseline, runs the GPU failure fixtures (crash, device hang, illegal address) and
-# the harness-overhead benchmark. Each mode fits one device call (10 minutes):
-#   check     build, unit tests, Muon baseline and reference, harness overhead
+# reference and baseline (Triton, and the CUDA C++ one built through the native ABI), runs the GPU
+# failure fixtures (crash, device hang, illegal address) and the harness-overhead benchmark. Each
+# mode is meant to fit one device call (10 minutes):
+#   check     build, unit tests, Muon baseline and reference, harness overhead, CUDA baseline
 #   failures  the GPU failure fixtures (crash, device hang, illegal address)
 #   repeat N  N (default 5) independent evaluations of the Muon baseline (repeatability)
 # Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, one JSON file per evaluation,
@@ -111,6 +112,11 @@ record muon_reference muon_orthogonalization --impl reference --no-cache || fail
 
 step "harness overhead"
 bench/harness_overhead.sh "$d2k" "$LOGS" || failures=$((failures + 1))
+
+# Last, so that the steps above keep their results if this one meets the call's time limit.
+step "d2k eval muon_orthogonalization --solution baseline/solution.cu (CUDA C++ baseline)"
+record muon_baseline_cuda muon_orthogonalization \
+  --solution tasks/muon_orthogonalization/baseline/solution.cu || failures=$((failures + 1))
 
 step "done: $failures failed steps"
 exit $failures

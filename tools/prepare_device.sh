@@ -7,8 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# cpp-httplib (the judge's client) is a shared library: its runtime package comes too, found at
+# run time through the build tree's RPATH. It needs OpenSSL's headers to compile against, and
+# at run time the machine's own libssl3, zlib and brotli libraries.
 packages=(nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libdlpack-dev
-          libxxhash-dev libgtest-dev libgmock-dev)
+          libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev libcpp-httplib0.11
+          libssl-dev libssl3)
 
 rm -rf .device
 mkdir -p .device/debs .device/root
@@ -16,4 +20,6 @@ if [ -z "${D2K_SKIP_APT_UPDATE:-}" ]; then apt-get update -qq; fi
 (cd .device/debs && apt-get download -qq "${packages[@]}")
 for deb in .device/debs/*.deb; do dpkg -x "$deb" .device/root; done
 rm -rf .device/debs .device/root/usr/share/doc
+# d2k links OpenSSL as a shared library; its static archives would only weigh on every device run.
+rm -f .device/root/usr/lib/*/libssl.a .device/root/usr/lib/*/libcrypto.a
 du -sh .device/root

@@ -8,8 +8,11 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"tasks", "list the tasks", define_tasks},
       {"show", "show one task", define_show},
+      {"validate-guidance", "check tasks' guidance.json against the design schema",
+       define_validate_guidance},
       {"eval", "evaluate an implementation of a task", define_eval},
       {"results", "query stored evaluations", define_results},
+      {"judge", "score an implementation or a design with an LLM judge", define_judge},
       {"timing-methods", "list the timing methods", define_timing_methods},
       {"worker", "internal: run one evaluation worker", define_worker},
   };

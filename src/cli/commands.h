@@ -12,8 +12,10 @@ namespace d2k::cli {
 
 std::function<int()> define_tasks(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_show(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_validate_guidance(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_results(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_judge(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_timing_methods(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_worker(CLI::App& app, const GlobalOptions& global);
 

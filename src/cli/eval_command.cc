@@ -42,7 +42,9 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       "status: 0 when every workload passed, 1 when any failed, 2 on a usage or set-up error.");
   auto flags = std::make_shared<EvalFlags>();
   app.add_option("task", flags->task, "task id or folder")->required();
-  auto* solution = app.add_option("--solution", flags->solution, "candidate solution.py")->check(CLI::ExistingFile);
+  auto* solution = app.add_option("--solution", flags->solution,
+                                  "candidate file: .py, .cu (CUDA C++) or .cpp (C++); the task's "
+                                  "evaluation.languages must accept it")->check(CLI::ExistingFile);
   app.add_option("--impl", flags->impl, "a task implementation instead of a file")
       ->check(CLI::IsMember({"reference", "baseline", "expert"}))
       ->excludes(solution);
@@ -56,6 +58,8 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       throw std::runtime_error("give --solution FILE or --impl reference|baseline|expert");
     }
     const task::Task task = resolve_task(global, flags->task);
+    // Before the device check: a language the task refuses is the first thing to fix.
+    if (!flags->solution.empty()) eval::candidate_language(task, flags->solution);
     if (task.evaluation.device == task::Device::cuda) {
       const auto availability = runtime::probe_cuda_device();
       if (!availability.available) return explain_missing_device(task, availability.reason);

@@ -17,6 +17,16 @@ std::string render_evaluation(const record::EvaluationResult& result) {
   std::string out = fmt::format("{} · {} ({}) · {} · {}\n", result.task_id, result.impl_kind,
                                 result.impl_path, result.environment.device_name,
                                 result.created_at);
+  if (result.build) {
+    const bool failed = std::any_of(result.workloads.begin(), result.workloads.end(),
+                                    [](const auto& w) { return w.reason_code == "compile_error"; });
+    if (result.build->cached) {
+      out += fmt::format("build: cached {}\n", result.build->hash);
+    } else {
+      out += fmt::format("build: {} in {:.2f} s ({})\n", failed ? "failed" : "compiled",
+                         result.build->seconds, result.build->hash);
+    }
+  }
   out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9}  {}\n", "workload", "verdict",
                      "max err", "mean", "cv", "samples", "reason");
   for (const auto& w : result.workloads) {

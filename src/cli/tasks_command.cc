@@ -22,7 +22,7 @@ task::Task resolve_task(const GlobalOptions& global, const std::string& name) {
   return task::load_task(in_root);
 }
 
-std::function<int()> define_tasks(CLI::App& app, const GlobalOptions& global) {
+std::function<int()> define_tasks(CLI::App&, const GlobalOptions& global) {
   return [&global] {
     const auto root = tasks_root(global);
     int broken = 0;
@@ -67,6 +67,11 @@ std::function<int()> define_show(CLI::App& app, const GlobalOptions& global) {
     fmt::print("evaluation: device {}, timing {}, {} trials, samples >= {} s x {}, call limit {} s\n",
                task::to_string(spec.device), spec.timing_method, spec.correctness_trials,
                spec.min_sample_seconds, spec.timing_samples, spec.call_timeout_seconds);
+    std::vector<std::string> languages;
+    for (const task::Language language : spec.languages) {
+      languages.push_back(task::to_string(language));
+    }
+    fmt::print("candidate languages: {} (docs/native-abi.md)\n", fmt::join(languages, ", "));
     fmt::print("\nworkloads:\n");
     for (const auto& workload : task.workloads) {
       nlohmann::json params = workload.params;

@@ -13,7 +13,7 @@ std::function<int()> define_worker(CLI::App& app, const GlobalOptions&) {
   return [fd] { return eval::run_worker(*fd); };
 }
 
-std::function<int()> define_timing_methods(CLI::App& app, const GlobalOptions&) {
+std::function<int()> define_timing_methods(CLI::App&, const GlobalOptions&) {
   return [] {
     const auto& registry = timing::MethodRegistry::instance();
     for (const auto& name : registry.names()) {

@@ -17,7 +17,7 @@ namespace {
 
 // kMigrations[i] takes a store from schema version i to i + 1, inside one transaction. Append new
 // steps (new tables, new columns); never edit a step that has shipped.
-constexpr std::array<const char*, 1> kMigrations{
+constexpr std::array<const char*, 3> kMigrations{
     R"sql(
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -78,6 +78,44 @@ CREATE TABLE workload_results (
   PRIMARY KEY (evaluation_id, ordinal)
 );
 )sql",
+    R"sql(
+-- One row per `d2k judge` assessment (docs/judge.md). Scores are NULL unless the status is
+-- verified or skipped_incorrect; levels_json holds the levels with bands, reasons and evidence.
+CREATE TABLE judge_assessments (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_at TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  candidate_path TEXT NOT NULL,
+  candidate_hash TEXT NOT NULL,
+  template_version TEXT NOT NULL,
+  template_hash TEXT NOT NULL,
+  model TEXT NOT NULL,
+  base_url_host TEXT NOT NULL,
+  response_format TEXT NOT NULL,
+  status TEXT NOT NULL,
+  l1_score REAL,
+  l2_score REAL,
+  l3_score REAL,
+  js REAL,
+  levels_json TEXT NOT NULL,
+  correctness TEXT NOT NULL,
+  response TEXT NOT NULL,
+  error TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  total_tokens INTEGER NOT NULL,
+  cached_tokens INTEGER NOT NULL
+);
+CREATE INDEX judge_assessments_by_task ON judge_assessments (task_id, kind, created_at, id);
+)sql",
+    R"sql(
+-- Native candidates (docs/native-abi.md): how the shared object was built, and the workspace
+-- its setup asked for per workload. NULL for Python candidates.
+ALTER TABLE evaluations ADD COLUMN build_json TEXT;
+ALTER TABLE workload_results ADD COLUMN workspace_bytes INTEGER;
+)sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(kMigrations.size());
 
@@ -85,7 +123,7 @@ constexpr int kSchemaVersion = static_cast<int>(kMigrations.size());
 constexpr std::string_view kWorkloadColumns =
     "w.workload, w.verdict, w.reason_code, w.message, w.wall_seconds, w.from_cache, "
     "w.latency_method, w.latency_mean_s, w.latency_stdev_s, w.latency_min_s, w.latency_max_s, "
-    "w.calls_per_sample, w.samples_json, w.trials_json";
+    "w.calls_per_sample, w.samples_json, w.trials_json, w.workspace_bytes";
 
 // JSON has no NaN or infinity (nlohmann writes null, which reads back as 0.0), so non-finite
 // doubles inside JSON columns are written as {"$double": "nan" | "inf" | "-inf"}.
@@ -155,6 +193,7 @@ record::WorkloadResult read_workload(const Statement& row) {
     w.latency = std::move(latency);
   }
   w.trials = from_json_text(row.column_text(13)).get<std::vector<record::TrialCheck>>();
+  if (!row.column_is_null(14)) w.workspace_bytes = row.column_int(14);
   return w;
 }
 
@@ -237,8 +276,8 @@ int64_t Store::save(record::EvaluationResult& result) {
 
   Statement evaluation = db_.prepare(
       "INSERT INTO evaluations (created_at, task_id, impl_kind, impl_path, impl_hash, device, "
-      "protocol_version, base_seed, environment_id, passed) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      "protocol_version, base_seed, environment_id, passed, build_json) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   evaluation.bind_text(1, result.created_at);
   evaluation.bind_text(2, result.task_id);
   evaluation.bind_text(3, result.impl_kind);
@@ -250,14 +289,20 @@ int64_t Store::save(record::EvaluationResult& result) {
   evaluation.bind_text(8, std::to_string(result.base_seed));
   evaluation.bind_int(9, environment);
   evaluation.bind_int(10, result.passed() ? 1 : 0);
+  if (result.build) {
+    evaluation.bind_text(11, to_json_text(*result.build));
+  } else {
+    evaluation.bind_null(11);
+  }
   evaluation.step();
   const int64_t id = db_.last_insert_rowid();
 
   Statement workload = db_.prepare(
       "INSERT INTO workload_results (evaluation_id, ordinal, workload, verdict, reason_code, "
       "message, wall_seconds, from_cache, latency_method, latency_mean_s, latency_stdev_s, "
-      "latency_min_s, latency_max_s, calls_per_sample, samples_json, trials_json) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+      "latency_min_s, latency_max_s, calls_per_sample, samples_json, trials_json, "
+      "workspace_bytes) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
   for (size_t ordinal = 0; ordinal < result.workloads.size(); ++ordinal) {
     const record::WorkloadResult& w = result.workloads[ordinal];
     workload.bind_int(1, id);
@@ -280,6 +325,11 @@ int64_t Store::save(record::EvaluationResult& result) {
       for (int column = 9; column <= 15; ++column) workload.bind_null(column);
     }
     workload.bind_text(16, to_json_text(w.trials));
+    if (w.workspace_bytes) {
+      workload.bind_int(17, *w.workspace_bytes);
+    } else {
+      workload.bind_null(17);
+    }
     workload.step();
     workload.reset();
   }
@@ -294,7 +344,7 @@ std::optional<record::EvaluationResult> Store::load(int64_t id) const {
   Statement evaluation = db_.prepare(
       "SELECT e.created_at, e.task_id, e.impl_kind, e.impl_path, e.impl_hash, e.device, "
       "e.protocol_version, e.base_seed, env.device_name, env.driver, env.cuda, env.torch, "
-      "env.triton, env.python, env.host, env.d2k_version "
+      "env.triton, env.python, env.host, env.d2k_version, e.build_json "
       "FROM evaluations e JOIN environments env ON env.id = e.environment_id WHERE e.id = ?1");
   evaluation.bind_int(1, id);
   if (!evaluation.step()) return std::nullopt;
@@ -318,6 +368,9 @@ std::optional<record::EvaluationResult> Store::load(int64_t id) const {
   env.python = evaluation.column_text(13);
   env.host = evaluation.column_text(14);
   env.d2k_version = evaluation.column_text(15);
+  if (!evaluation.column_is_null(16)) {
+    result.build = from_json_text(evaluation.column_text(16)).get<record::Build>();
+  }
 
   Statement workloads = db_.prepare("SELECT " + std::string(kWorkloadColumns) +
                                     " FROM workload_results w WHERE w.evaluation_id = ?1 "
@@ -337,7 +390,7 @@ std::vector<EvaluationSummary> Store::list(const Query& query) const {
       "(SELECT count(*) FROM workload_results w WHERE w.evaluation_id = e.id) "
       "FROM evaluations e JOIN environments env ON env.id = e.environment_id "
       "WHERE (?1 IS NULL OR e.task_id = ?1) AND (?2 IS NULL OR e.impl_kind = ?2) "
-      "AND (?3 = 0 OR e.passed = 1) "
+      "AND (?3 = 0 OR e.passed = 1) AND (?5 IS NULL OR e.impl_hash = ?5) "
       "ORDER BY e.created_at DESC, e.id DESC LIMIT ?4");
   if (query.task) {
     select.bind_text(1, *query.task);
@@ -351,6 +404,11 @@ std::vector<EvaluationSummary> Store::list(const Query& query) const {
   }
   select.bind_int(3, query.passed_only ? 1 : 0);
   select.bind_int(4, query.limit > 0 ? query.limit : -1);  // SQLite: a negative LIMIT is none
+  if (query.impl_hash) {
+    select.bind_text(5, *query.impl_hash);
+  } else {
+    select.bind_null(5);
+  }
 
   std::vector<EvaluationSummary> summaries;
   while (select.step()) {
@@ -386,6 +444,118 @@ std::optional<record::WorkloadResult> Store::cached_workload(const CacheKey& key
   select.bind_int(5, key.protocol_version);
   if (!select.step()) return std::nullopt;
   return read_workload(select);
+}
+
+int64_t Store::save(record::JudgeAssessment& assessment) {
+  if (assessment.created_at.empty()) assessment.created_at = util::utc_now_iso8601();
+  Statement insert = db_.prepare(
+      "INSERT INTO judge_assessments (created_at, task_id, kind, candidate_path, candidate_hash, "
+      "template_version, template_hash, model, base_url_host, response_format, status, l1_score, "
+      "l2_score, l3_score, js, levels_json, correctness, response, error, attempts, "
+      "prompt_tokens, completion_tokens, total_tokens, cached_tokens) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+      "?19, ?20, ?21, ?22, ?23, ?24)");
+  insert.bind_text(1, assessment.created_at);
+  insert.bind_text(2, assessment.task_id);
+  insert.bind_text(3, record::to_string(assessment.kind));
+  insert.bind_text(4, assessment.candidate_path);
+  insert.bind_text(5, assessment.candidate_hash);
+  insert.bind_text(6, assessment.template_version);
+  insert.bind_text(7, assessment.template_hash);
+  insert.bind_text(8, assessment.model);
+  insert.bind_text(9, assessment.base_url_host);
+  insert.bind_text(10, assessment.response_format);
+  insert.bind_text(11, record::to_string(assessment.status));
+  // The level columns exist for SQL queries; levels_json is what listing reads back.
+  const bool scored = assessment.levels.size() == 3;
+  for (int level = 0; level < 3; ++level) {
+    if (scored) {
+      insert.bind_double(12 + level, assessment.levels[level].score);
+    } else {
+      insert.bind_null(12 + level);
+    }
+  }
+  if (assessment.js) {
+    insert.bind_double(15, *assessment.js);
+  } else {
+    insert.bind_null(15);
+  }
+  insert.bind_text(16, to_json_text(assessment.levels));
+  insert.bind_text(17, assessment.correctness);
+  insert.bind_text(18, assessment.response);
+  insert.bind_text(19, assessment.error);
+  insert.bind_int(20, assessment.attempts);
+  insert.bind_int(21, assessment.usage.prompt_tokens);
+  insert.bind_int(22, assessment.usage.completion_tokens);
+  insert.bind_int(23, assessment.usage.total_tokens);
+  insert.bind_int(24, assessment.usage.cached_tokens);
+  insert.step();
+  assessment.id = db_.last_insert_rowid();
+  return assessment.id;
+}
+
+std::vector<record::JudgeAssessment> Store::list_judge_assessments(const JudgeQuery& query) const {
+  Statement select = db_.prepare(
+      "SELECT id, created_at, task_id, kind, candidate_path, candidate_hash, template_version, "
+      "template_hash, model, base_url_host, response_format, status, js, levels_json, "
+      "correctness, response, error, attempts, prompt_tokens, completion_tokens, total_tokens, "
+      "cached_tokens FROM judge_assessments "
+      "WHERE (?1 IS NULL OR task_id = ?1) AND (?2 IS NULL OR kind = ?2) "
+      "AND (?3 IS NULL OR status = ?3) "
+      "ORDER BY created_at DESC, id DESC LIMIT ?4");
+  if (query.task) {
+    select.bind_text(1, *query.task);
+  } else {
+    select.bind_null(1);
+  }
+  if (query.kind) {
+    select.bind_text(2, record::to_string(*query.kind));
+  } else {
+    select.bind_null(2);
+  }
+  if (query.status) {
+    select.bind_text(3, record::to_string(*query.status));
+  } else {
+    select.bind_null(3);
+  }
+  select.bind_int(4, query.limit > 0 ? query.limit : -1);
+
+  std::vector<record::JudgeAssessment> rows;
+  while (select.step()) {
+    record::JudgeAssessment a;
+    a.id = select.column_int(0);
+    a.created_at = select.column_text(1);
+    a.task_id = select.column_text(2);
+    const std::string kind = select.column_text(3);
+    const std::string status = select.column_text(11);
+    const auto parsed_kind = record::parse_judge_kind(kind);
+    const auto parsed_status = record::parse_judge_status(status);
+    if (!parsed_kind || !parsed_status) {
+      throw StoreError("store: judge assessment " + std::to_string(a.id) + " has kind '" + kind +
+                       "' and status '" + status + "'");
+    }
+    a.kind = *parsed_kind;
+    a.candidate_path = select.column_text(4);
+    a.candidate_hash = select.column_text(5);
+    a.template_version = select.column_text(6);
+    a.template_hash = select.column_text(7);
+    a.model = select.column_text(8);
+    a.base_url_host = select.column_text(9);
+    a.response_format = select.column_text(10);
+    a.status = *parsed_status;
+    if (!select.column_is_null(12)) a.js = select.column_double(12);
+    a.levels = from_json_text(select.column_text(13)).get<std::vector<record::JudgeLevel>>();
+    a.correctness = select.column_text(14);
+    a.response = select.column_text(15);
+    a.error = select.column_text(16);
+    a.attempts = static_cast<int>(select.column_int(17));
+    a.usage.prompt_tokens = select.column_int(18);
+    a.usage.completion_tokens = select.column_int(19);
+    a.usage.total_tokens = select.column_int(20);
+    a.usage.cached_tokens = select.column_int(21);
+    rows.push_back(std::move(a));
+  }
+  return rows;
 }
 
 }  // namespace d2k::store

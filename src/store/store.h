@@ -1,6 +1,7 @@
 #pragma once
 // The SQLite store of evaluations: every EvaluationResult that `d2k eval` produces, kept exactly,
-// listed for reports and reused as a latency cache. See docs/store.md for the schema.
+// listed for reports and reused as a latency cache, and every JudgeAssessment `d2k judge` makes.
+// See docs/store.md for the schema.
 
 #include <cstdint>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "record/judge_assessment.h"
 #include "record/result.h"
 #include "store/database.h"
 #include "store/store_error.h"
@@ -19,6 +21,7 @@ namespace d2k::store {
 struct Query {
   std::optional<std::string> task;
   std::optional<std::string> impl_kind;
+  std::optional<std::string> impl_hash;
   bool passed_only = false;
   int limit = 50;  // 0 or less: no limit
 };
@@ -35,6 +38,14 @@ struct EvaluationSummary {
   bool passed = false;
   int workloads_passed = 0;
   int workloads_total = 0;
+};
+
+// Which judge assessments list_judge_assessments() returns; every set field must match.
+struct JudgeQuery {
+  std::optional<std::string> task;
+  std::optional<record::JudgeKind> kind;
+  std::optional<record::JudgeStatus> status;
+  int limit = 50;  // 0 or less: no limit
 };
 
 // What must match for a stored workload latency to stand in for a new measurement.
@@ -62,6 +73,11 @@ class Store {
   std::vector<EvaluationSummary> list(const Query& query = {}) const;
   // The newest passed result for `key`, as stored (from_cache is not changed).
   std::optional<record::WorkloadResult> cached_workload(const CacheKey& key) const;
+
+  // Inserts `assessment` as a new row; sets its id (and created_at, if empty) and returns the id.
+  int64_t save(record::JudgeAssessment& assessment);
+  // Newest first (by created_at, then id), every field as saved.
+  std::vector<record::JudgeAssessment> list_judge_assessments(const JudgeQuery& query = {}) const;
 
  private:
   explicit Store(Database db) : db_(std::move(db)) {}

@@ -69,6 +69,7 @@ void expect_same(const record::WorkloadResult& a, const record::WorkloadResult& 
   EXPECT_EQ(a.message, b.message);
   EXPECT_TRUE(same_double(a.wall_seconds, b.wall_seconds)) << a.workload;
   EXPECT_EQ(a.from_cache, b.from_cache);
+  EXPECT_EQ(a.workspace_bytes, b.workspace_bytes);
   ASSERT_EQ(a.trials.size(), b.trials.size());
   for (size_t i = 0; i < a.trials.size(); ++i) expect_same(a.trials[i], b.trials[i]);
   ASSERT_EQ(a.latency.has_value(), b.latency.has_value()) << a.workload;
@@ -103,6 +104,13 @@ void expect_same(const record::EvaluationResult& a, const record::EvaluationResu
   EXPECT_EQ(a.environment.python, b.environment.python);
   EXPECT_EQ(a.environment.host, b.environment.host);
   EXPECT_EQ(a.environment.d2k_version, b.environment.d2k_version);
+  ASSERT_EQ(a.build.has_value(), b.build.has_value());
+  if (a.build) {
+    EXPECT_EQ(a.build->cached, b.build->cached);
+    EXPECT_TRUE(same_double(a.build->seconds, b.build->seconds));
+    EXPECT_EQ(a.build->hash, b.build->hash);
+    EXPECT_EQ(a.build->command, b.build->command);
+  }
   ASSERT_EQ(a.workloads.size(), b.workloads.size());
   for (size_t i = 0; i < a.workloads.size(); ++i) expect_same(a.workloads[i], b.workloads[i]);
 }
@@ -128,11 +136,16 @@ record::EvaluationResult full_result() {
                    .python = "3.11.2",
                    .host = "gpu-node-ü",
                    .d2k_version = "0.1.0"};
+  r.build = record::Build{.cached = true,
+                          .seconds = 0.125,
+                          .hash = "00ff00ff00ff00ff",
+                          .command = "nvcc -O3 '/tmp/my solution/solution.cu' -o x.so"};
 
   record::WorkloadResult timed;
   timed.workload = "batch=1 'q' \"dq\"";
   timed.verdict = record::Verdict::passed;
   timed.wall_seconds = 12.75;
+  timed.workspace_bytes = int64_t{1} << 40;
   timed.trials = {
       {.trial = 0,
        .seed = std::numeric_limits<uint64_t>::max() - 1,
@@ -225,6 +238,17 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   EXPECT_EQ(loaded->workloads[1].message, "Traceback\nline 2\0after nul"s);
   EXPECT_FALSE(loaded->workloads[1].latency.has_value());
   EXPECT_TRUE(loaded->workloads[2].latency.has_value());
+  EXPECT_FALSE(loaded->workloads[1].workspace_bytes.has_value());
+}
+
+TEST_F(StoreTest, AnEvaluationWithoutABuildLoadsWithout) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult r = simple_result("t", "solution", "2026-01-01T00:00:00Z", true);
+  store.save(r);
+  const auto loaded = store.load(r.id);
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_FALSE(loaded->build.has_value());
+  EXPECT_FALSE(loaded->workloads.at(0).workspace_bytes.has_value());
 }
 
 TEST_F(StoreTest, InvalidUtf8IsKeptInColumnsAndReplacedInsideJson) {
@@ -422,7 +446,7 @@ TEST_F(StoreTest, SchemaVersionIsRecorded) {
   Database db(store_path());
   Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
   ASSERT_TRUE(version.step());
-  EXPECT_EQ(version.column_int(0), 1);
+  EXPECT_EQ(version.column_int(0), 3);
 }
 
 TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
@@ -435,7 +459,7 @@ TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
     Store::open(store_path());
     FAIL() << "opened a store with a newer schema";
   } catch (const StoreError& error) {
-    EXPECT_NE(std::string(error.what()).find("schema version 2, newer than this d2k knows (1)"),
+    EXPECT_NE(std::string(error.what()).find("schema version 4, newer than this d2k knows (3)"),
               std::string::npos)
         << error.what();
   }
@@ -463,6 +487,139 @@ TEST_F(StoreTest, AFileThatIsNotADatabaseIsRefusedWithSqlitesMessage) {
   } catch (const StoreError& error) {
     EXPECT_NE(std::string(error.what()).find("not a database"), std::string::npos) << error.what();
   }
+}
+
+record::JudgeAssessment judge_assessment(const std::string& task, record::JudgeKind kind,
+                                         record::JudgeStatus status,
+                                         const std::string& created_at) {
+  record::JudgeAssessment a;
+  a.created_at = created_at;
+  a.task_id = task;
+  a.kind = kind;
+  a.candidate_path = "runs/r1/solution.py";
+  a.candidate_hash = "00ff00ff00ff00ff";
+  a.template_version = "impl-1+system-1+repair-1";
+  a.template_hash = "0123456789abcdef";
+  a.model = "judge-model";
+  a.base_url_host = "127.0.0.1:8000";
+  a.response_format = "json_schema";
+  a.status = status;
+  a.attempts = 2;
+  a.usage = {.prompt_tokens = 9000, .completion_tokens = 800, .total_tokens = 9800,
+             .cached_tokens = 4096};
+  if (status == record::JudgeStatus::verified) {
+    a.levels = {{.id = "L1", .score = 40, .band = "isolated_fragment",
+                 .evidence = {{.line_start = 210, .line_end = 214, .quote = "for a in C:\n  f(a)"}},
+                 .reason = "no composed \"Q\"", .alternative_design = "none"},
+                {.id = "L2", .score = 54.5, .band = "partial_implementation",
+                 .evidence = {{.quote = "ü quote"}}, .reason = "r2", .alternative_design = "none"},
+                {.id = "L3", .score = 62, .band = "partial_implementation", .evidence = {},
+                 .reason = "r3", .alternative_design = "alt"}};
+    a.js = record::mean_level_score(a.levels);
+    a.response = "{\"levels\": []}";
+  } else {
+    a.error = "L2 evidence[0] (line 9): bad";
+  }
+  return a;
+}
+
+TEST_F(StoreTest, JudgeAssessmentRoundTripKeepsEveryField) {
+  Store store = Store::open(store_path());
+  record::JudgeAssessment saved = judge_assessment("muon", record::JudgeKind::impl,
+                                                   record::JudgeStatus::verified,
+                                                   "2026-11-30T10:00:00Z");
+  saved.correctness = "evaluation 12 (passed)";
+  const int64_t id = store.save(saved);
+  EXPECT_EQ(saved.id, id);
+  const auto rows = store.list_judge_assessments();
+  ASSERT_EQ(rows.size(), 1u);
+  const record::JudgeAssessment& loaded = rows[0];
+  EXPECT_EQ(nlohmann::json(loaded), nlohmann::json(saved));
+  ASSERT_EQ(loaded.levels.size(), 3u);
+  EXPECT_EQ(loaded.levels[0].evidence[0].quote, "for a in C:\n  f(a)");
+  EXPECT_EQ(loaded.levels[0].evidence[0].line_end, 214);
+  EXPECT_EQ(loaded.usage.cached_tokens, 4096);
+  Database db(store_path());
+  Statement scores = db.prepare("SELECT l1_score, l2_score, l3_score, js FROM judge_assessments");
+  ASSERT_TRUE(scores.step());
+  EXPECT_EQ(scores.column_double(1), 54.5);
+  EXPECT_DOUBLE_EQ(scores.column_double(3), (40 + 54.5 + 62) / 3);
+}
+
+TEST_F(StoreTest, JudgeAssessmentWithoutScoresHasNullScoreColumns) {
+  Store store = Store::open(store_path());
+  record::JudgeAssessment a = judge_assessment("muon", record::JudgeKind::design,
+                                               record::JudgeStatus::unverified, "");
+  store.save(a);
+  EXPECT_EQ(a.created_at.size(), 20u);
+  const auto rows = store.list_judge_assessments();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].js.has_value());
+  EXPECT_TRUE(rows[0].levels.empty());
+  EXPECT_EQ(rows[0].error, "L2 evidence[0] (line 9): bad");
+  Database db(store_path());
+  Statement nulls = db.prepare(
+      "SELECT l1_score IS NULL AND l2_score IS NULL AND l3_score IS NULL AND js IS NULL "
+      "FROM judge_assessments");
+  ASSERT_TRUE(nulls.step());
+  EXPECT_EQ(nulls.column_int(0), 1);
+}
+
+TEST_F(StoreTest, JudgeAssessmentsListFiltersAndOrdersNewestFirst) {
+  Store store = Store::open(store_path());
+  using record::JudgeKind;
+  using record::JudgeStatus;
+  auto a = judge_assessment("t1", JudgeKind::impl, JudgeStatus::verified, "2026-01-02T00:00:00Z");
+  auto b = judge_assessment("t1", JudgeKind::design, JudgeStatus::verified, "2026-01-03T00:00:00Z");
+  auto c = judge_assessment("t2", JudgeKind::impl, JudgeStatus::error, "2026-01-01T00:00:00Z");
+  auto d = judge_assessment("t1", JudgeKind::impl, JudgeStatus::unverified, "2026-01-03T00:00:00Z");
+  for (auto* x : {&a, &b, &c, &d}) store.save(*x);
+  auto ids = [&](const JudgeQuery& query) {
+    std::vector<int64_t> out;
+    for (const auto& row : store.list_judge_assessments(query)) out.push_back(row.id);
+    return out;
+  };
+  using Ids = std::vector<int64_t>;
+  EXPECT_EQ(ids({}), (Ids{d.id, b.id, a.id, c.id}));
+  EXPECT_EQ(ids({.task = "t1"}), (Ids{d.id, b.id, a.id}));
+  EXPECT_EQ(ids({.kind = JudgeKind::impl}), (Ids{d.id, a.id, c.id}));
+  EXPECT_EQ(ids({.task = "t1", .kind = JudgeKind::impl, .status = JudgeStatus::verified}),
+            (Ids{a.id}));
+  EXPECT_EQ(ids({.limit = 2}), (Ids{d.id, b.id}));
+}
+
+TEST_F(StoreTest, ListFiltersByImplementationHash) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult a = simple_result("t", "solution", "2026-01-01T00:00:00Z", true);
+  record::EvaluationResult b = simple_result("t", "solution", "2026-01-02T00:00:00Z", false);
+  b.impl_hash = "other";
+  store.save(a);
+  store.save(b);
+  const auto rows = store.list({.impl_hash = "other"});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].id, b.id);
+}
+
+TEST_F(StoreTest, JudgeTableIsAddedToAVersionOneStore) {
+  record::EvaluationResult r = simple_result("t", "baseline", "2026-01-01T00:00:00Z", true);
+  {
+    Store store = Store::open(store_path());
+    store.save(r);
+  }
+  {
+    // Take the file back to version 1: the evaluation tables as they were, no judge table.
+    Database db(store_path());
+    db.exec("DROP TABLE judge_assessments");
+    db.exec("ALTER TABLE evaluations DROP COLUMN build_json");
+    db.exec("ALTER TABLE workload_results DROP COLUMN workspace_bytes");
+    db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
+  }
+  Store store = Store::open(store_path());
+  ASSERT_TRUE(store.load(r.id).has_value());
+  record::JudgeAssessment a = judge_assessment("t", record::JudgeKind::impl,
+                                               record::JudgeStatus::verified, "");
+  store.save(a);
+  EXPECT_EQ(store.list_judge_assessments().size(), 1u);
 }
 
 TEST(StoreDefaultPath, ComesFromTheEnvironmentOrTheCurrentDirectory) {

@@ -20,6 +20,12 @@ constexpr std::array<std::pair<ImplKind, const char*>, 4> kImplKindNames{{
     {ImplKind::solution, "solution"},
 }};
 
+constexpr std::array<std::pair<Language, const char*>, 3> kLanguageNames{{
+    {Language::python, "python"},
+    {Language::cuda, "cuda"},
+    {Language::cpp, "cpp"},
+}};
+
 template <typename Enum, size_t N>
 std::string name_of(const std::array<std::pair<Enum, const char*>, N>& names, Enum value) {
   for (const auto& [v, name] : names) {
@@ -51,6 +57,24 @@ std::string to_string(ImplKind kind) { return name_of(kImplKindNames, kind); }
 
 std::optional<ImplKind> parse_impl_kind(std::string_view text) {
   return parse_name(kImplKindNames, text);
+}
+
+std::string to_string(Language language) { return name_of(kLanguageNames, language); }
+
+std::optional<Language> parse_language(std::string_view text) {
+  return parse_name(kLanguageNames, text);
+}
+
+std::optional<Language> language_of_file(const std::filesystem::path& file) {
+  const std::string extension = file.extension().string();
+  if (extension == ".py") return Language::python;
+  if (extension == ".cu") return Language::cuda;
+  if (extension == ".cpp" || extension == ".cc" || extension == ".cxx") return Language::cpp;
+  return std::nullopt;
+}
+
+bool EvaluationSpec::accepts(Language language) const {
+  return std::find(languages.begin(), languages.end(), language) != languages.end();
 }
 
 bool InputRules::is_mutable(std::string_view name) const { return contains(mutable_inputs, name); }

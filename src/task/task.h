@@ -23,6 +23,15 @@ enum class ImplKind { reference, baseline, expert, solution };
 std::string to_string(ImplKind kind);
 std::optional<ImplKind> parse_impl_kind(std::string_view text);
 
+// What a candidate is written in: Python (solution.py, Triton kernels), CUDA C++ compiled with
+// nvcc for CUDA tasks, or C++ compiled with the host compiler for CPU tasks (docs/native-abi.md).
+enum class Language { python, cuda, cpp };
+
+std::string to_string(Language language);
+std::optional<Language> parse_language(std::string_view text);
+// By extension: .py, .cu, .cpp/.cc/.cxx; nullopt for any other file.
+std::optional<Language> language_of_file(const std::filesystem::path& file);
+
 struct Tolerance {
   double rel_norm_rtol = 0.0;  // primary gate: ||out - ref|| / ||ref||
   double atol = 0.0;           // reported, with rtol, as an elementwise mismatch count
@@ -42,6 +51,13 @@ struct InputRules {
   bool is_mutable(std::string_view name) const;
 };
 
+// How native (cuda, cpp) candidates are built (the "evaluation.native" object of config.json).
+struct NativeBuild {
+  std::optional<std::vector<std::string>> nvcc_flags;  // replace nvcc's default flags
+  std::optional<std::vector<std::string>> cxx_flags;   // replace the host compiler's
+  double compile_timeout_seconds = 300.0;
+};
+
 struct Workload {
   std::string label;
   nlohmann::json params;  // every key of the workload entry; passed to get_inputs(config)
@@ -58,6 +74,10 @@ struct EvaluationSpec {
   int timing_samples = 5;                // batches (events) or replays (graph)
   double call_timeout_seconds = 120.0;   // no progress for this long: the worker is killed
   double workload_timeout_seconds = 1200.0;
+  std::vector<Language> languages{Language::python};  // what candidates may be written in
+  NativeBuild native;
+
+  bool accepts(Language language) const;
 };
 
 struct Task {

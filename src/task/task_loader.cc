@@ -33,15 +33,19 @@ constexpr std::array<const char*, 6> kRequiredFiles{"task_description.md",
                                                     "solution.py"};
 
 // d2k owns the "evaluation" object, so a misspelt key is an error rather than a silent default.
-constexpr std::array<std::string_view, 9> kEvaluationKeys{"device",
-                                                          "timing",
-                                                          "arguments",
-                                                          "outputs",
-                                                          "correctness_trials",
-                                                          "min_sample_seconds",
-                                                          "timing_samples",
-                                                          "call_timeout_seconds",
-                                                          "workload_timeout_seconds"};
+constexpr std::array<std::string_view, 11> kEvaluationKeys{"device",
+                                                           "timing",
+                                                           "arguments",
+                                                           "outputs",
+                                                           "correctness_trials",
+                                                           "min_sample_seconds",
+                                                           "timing_samples",
+                                                           "call_timeout_seconds",
+                                                           "workload_timeout_seconds",
+                                                           "languages",
+                                                           "native"};
+constexpr std::array<std::string_view, 3> kNativeKeys{"nvcc_flags", "cxx_flags",
+                                                      "compile_timeout_seconds"};
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -162,6 +166,26 @@ class ConfigReader {
     return value.get<std::string>();
   }
 
+  // Non-empty strings, repeats allowed (compiler flags such as -Xcompiler come in pairs).
+  std::vector<std::string> strings(const Node& node) const {
+    const json& value = require(node);
+    if (!value.is_array()) fail(node.path, "expected an array of strings, got " + describe(value));
+    std::vector<std::string> result;
+    for (size_t i = 0; i < value.size(); ++i) result.push_back(string(node.element(i)));
+    return result;
+  }
+
+  // Fails on any key of the object at `node` that `known` does not list.
+  template <size_t N>
+  void known_keys(const Node& node, const std::array<std::string_view, N>& known) const {
+    for (const auto& item : object(node).items()) {
+      if (std::find(known.begin(), known.end(), item.key()) != known.end()) continue;
+      std::string list;
+      for (std::string_view key : known) list += (list.empty() ? "" : ", ") + std::string(key);
+      fail(node.child(item.key()).path, "unknown field (known: " + list + ")");
+    }
+  }
+
   // Distinct non-empty strings.
   std::vector<std::string> names(const Node& node, bool allow_empty) const {
     const json& value = require(node);
@@ -261,18 +285,46 @@ Tolerance read_tolerance(const ConfigReader& reader, const Node& config) {
   return tolerance;
 }
 
+// Each language fits one device: CUDA C++ launches on the harness stream, C++ runs on the host.
+std::vector<Language> read_languages(const ConfigReader& reader, const Node& node, Device device) {
+  std::vector<Language> languages;
+  const std::vector<std::string> names = reader.names(node, false);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string path = node.path + "[" + std::to_string(i) + "]";
+    const std::optional<Language> language = parse_language(names[i]);
+    if (!language) {
+      reader.fail(path, fmt::format("expected \"python\", \"cuda\" or \"cpp\", got \"{}\"",
+                                    names[i]));
+    }
+    if (*language == Language::cuda && device != Device::cuda) {
+      reader.fail(path, "\"cuda\" candidates need \"device\": \"cuda\"");
+    }
+    if (*language == Language::cpp && device != Device::cpu) {
+      reader.fail(path, "\"cpp\" candidates need \"device\": \"cpu\"");
+    }
+    languages.push_back(*language);
+  }
+  return languages;
+}
+
+NativeBuild read_native(const ConfigReader& reader, const Node& node) {
+  NativeBuild native;
+  if (node.value == nullptr) return native;
+  reader.known_keys(node, kNativeKeys);
+  if (const Node flags = node.child("nvcc_flags"); flags.value != nullptr) {
+    native.nvcc_flags = reader.strings(flags);
+  }
+  if (const Node flags = node.child("cxx_flags"); flags.value != nullptr) {
+    native.cxx_flags = reader.strings(flags);
+  }
+  native.compile_timeout_seconds = reader.number(node.child("compile_timeout_seconds"),
+                                                 Sign::positive, native.compile_timeout_seconds);
+  return native;
+}
+
 EvaluationSpec read_evaluation(const ConfigReader& reader, const Node& config) {
   const Node node = config.child("evaluation");
-  for (const auto& item : reader.object(node).items()) {
-    if (std::find(kEvaluationKeys.begin(), kEvaluationKeys.end(), item.key()) ==
-        kEvaluationKeys.end()) {
-      std::string known;
-      for (std::string_view key : kEvaluationKeys) {
-        known += (known.empty() ? "" : ", ") + std::string(key);
-      }
-      reader.fail(node.child(item.key()).path, "unknown field (known: " + known + ")");
-    }
-  }
+  reader.known_keys(node, kEvaluationKeys);
   EvaluationSpec spec;
   const Node device = node.child("device");
   const std::string device_name = reader.string(device);
@@ -293,6 +345,10 @@ EvaluationSpec read_evaluation(const ConfigReader& reader, const Node& config) {
       reader.number(node.child("call_timeout_seconds"), Sign::positive, spec.call_timeout_seconds);
   spec.workload_timeout_seconds = reader.number(node.child("workload_timeout_seconds"),
                                                 Sign::positive, spec.workload_timeout_seconds);
+  if (const Node languages = node.child("languages"); languages.value != nullptr) {
+    spec.languages = read_languages(reader, languages, spec.device);
+  }
+  spec.native = read_native(reader, node.child("native"));
   return spec;
 }
 

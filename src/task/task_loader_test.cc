@@ -134,6 +134,10 @@ TEST_F(TaskLoaderTest, LoadsValidTask) {
   EXPECT_EQ(task.evaluation.timing_samples, 5);
   EXPECT_DOUBLE_EQ(task.evaluation.call_timeout_seconds, 120.0);
   EXPECT_DOUBLE_EQ(task.evaluation.workload_timeout_seconds, 1200.0);
+  EXPECT_EQ(task.evaluation.languages, std::vector<Language>{Language::python});
+  EXPECT_FALSE(task.evaluation.native.nvcc_flags.has_value());
+  EXPECT_FALSE(task.evaluation.native.cxx_flags.has_value());
+  EXPECT_DOUBLE_EQ(task.evaluation.native.compile_timeout_seconds, 300.0);
 
   EXPECT_EQ(task.requirements,
             (std::vector<std::string>{"Return a new tensor for y.", "Update state in place."}));
@@ -161,6 +165,62 @@ TEST_F(TaskLoaderTest, ReadsOptionalValuesWhenGiven) {
   EXPECT_DOUBLE_EQ(task.evaluation.workload_timeout_seconds, 600.0);
   EXPECT_EQ(task.fixed_params, nlohmann::json::object());
   EXPECT_TRUE(task.input_rules.mutable_inputs.empty());
+}
+
+TEST_F(TaskLoaderTest, ReadsLanguagesAndNativeBuildSettings) {
+  const Task task = load_task(write_task(
+      "t", replaced(kConfig, R"("outputs": ["y"])", R"("outputs": ["y"],
+    "languages": ["cpp", "python"],
+    "native": {"cxx_flags": ["-O2", "-Xlinker", "-z", "-Xlinker", "now"],
+               "compile_timeout_seconds": 60})")));
+  EXPECT_EQ(task.evaluation.languages, (std::vector<Language>{Language::cpp, Language::python}));
+  EXPECT_TRUE(task.evaluation.accepts(Language::cpp));
+  EXPECT_FALSE(task.evaluation.accepts(Language::cuda));
+  EXPECT_EQ(task.evaluation.native.cxx_flags,
+            (std::vector<std::string>{"-O2", "-Xlinker", "-z", "-Xlinker", "now"}));
+  EXPECT_FALSE(task.evaluation.native.nvcc_flags.has_value());
+  EXPECT_DOUBLE_EQ(task.evaluation.native.compile_timeout_seconds, 60.0);
+}
+
+TEST_F(TaskLoaderTest, AnEmptyFlagListReplacesTheDefaults) {
+  const Task task =
+      load_task(write_task("t", replaced(kConfig, R"("outputs": ["y"])",
+                                         R"("outputs": ["y"], "native": {"cxx_flags": []})")));
+  EXPECT_EQ(task.evaluation.native.cxx_flags, std::vector<std::string>{});
+}
+
+TEST_F(TaskLoaderTest, RejectsUnknownLanguage) {
+  const TaskError error = config_error(
+      replaced(kConfig, R"("outputs": ["y"])", R"("outputs": ["y"], "languages": ["fortran"])"));
+  EXPECT_EQ(error.message(),
+            "evaluation.languages[0]: expected \"python\", \"cuda\" or \"cpp\", got \"fortran\"");
+  EXPECT_EQ(error.line(), 18);
+}
+
+TEST_F(TaskLoaderTest, RejectsALanguageTheDeviceCannotRun) {
+  const TaskError error = config_error(replaced(
+      kConfig, R"("outputs": ["y"])", R"("outputs": ["y"], "languages": ["python", "cuda"])"));
+  EXPECT_EQ(error.message(),
+            "evaluation.languages[1]: \"cuda\" candidates need \"device\": \"cuda\"");
+}
+
+TEST_F(TaskLoaderTest, RejectsAnEmptyLanguageList) {
+  const TaskError error = config_error(
+      replaced(kConfig, R"("outputs": ["y"])", R"("outputs": ["y"], "languages": [])"));
+  EXPECT_EQ(error.message(), "evaluation.languages: expected a non-empty array of strings");
+}
+
+TEST_F(TaskLoaderTest, RejectsUnknownNativeField) {
+  const TaskError error = config_error(replaced(
+      kConfig, R"("outputs": ["y"])", R"("outputs": ["y"], "native": {"nvcc_flag": ["-O3"]})"));
+  EXPECT_TRUE(error.message().starts_with("evaluation.native.nvcc_flag: unknown field"))
+      << error.what();
+}
+
+TEST_F(TaskLoaderTest, RejectsAFlagThatIsNotAString) {
+  const TaskError error = config_error(replaced(
+      kConfig, R"("outputs": ["y"])", R"("outputs": ["y"], "native": {"nvcc_flags": ["-O3", 3]})"));
+  EXPECT_EQ(error.message(), "evaluation.native.nvcc_flags[1]: expected a string, got 3");
 }
 
 TEST_F(TaskLoaderTest, TitleFallsBackToId) {

@@ -25,6 +25,25 @@ TEST(TaskTest, ImplKindNamesRoundTrip) {
   EXPECT_EQ(parse_impl_kind(""), std::nullopt);
 }
 
+TEST(TaskTest, LanguageNamesRoundTrip) {
+  for (Language language : {Language::python, Language::cuda, Language::cpp}) {
+    EXPECT_EQ(parse_language(to_string(language)), language);
+  }
+  EXPECT_EQ(to_string(Language::cpp), "cpp");
+  EXPECT_EQ(parse_language("c++"), std::nullopt);
+}
+
+TEST(TaskTest, LanguageComesFromTheFileExtension) {
+  EXPECT_EQ(language_of_file("dir/solution.py"), Language::python);
+  EXPECT_EQ(language_of_file("solution.cu"), Language::cuda);
+  EXPECT_EQ(language_of_file("solution.cpp"), Language::cpp);
+  EXPECT_EQ(language_of_file("solution.cc"), Language::cpp);
+  EXPECT_EQ(language_of_file("solution.cxx"), Language::cpp);
+  EXPECT_EQ(language_of_file("solution.cuh"), std::nullopt);
+  EXPECT_EQ(language_of_file("solution"), std::nullopt);
+  EXPECT_EQ(language_of_file("dir.cu/solution.txt"), std::nullopt);
+}
+
 TEST(TaskTest, ImplementationFilesLiveInFixedPlaces) {
   Task task;
   task.dir = "tasks/scale_rows";

@@ -2,6 +2,9 @@
 
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 
 namespace d2k::util {
 namespace {
@@ -23,6 +26,14 @@ std::string tail(std::string_view text, size_t limit) {
   size_t start = text.size() - limit;
   while (start < text.size() && is_continuation(text[start])) ++start;
   return "[... " + std::to_string(start) + " earlier bytes]\n" + std::string(text.substr(start));
+}
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::string utc_now_iso8601() {
