@@ -2,6 +2,7 @@
 // A prepared SQLite statement. Values only ever reach SQL through bound parameters.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,8 @@ class Statement {
   void bind_double(int index, double value);
   void bind_text(int index, std::string_view value);
   void bind_null(int index);
+  // The text, or NULL when absent (for "?N IS NULL OR column = ?N" filters).
+  void bind_optional_text(int index, const std::optional<std::string>& value);
 
   // Runs to the next row: true when a row is available, false when done.
   bool step();

@@ -392,23 +392,11 @@ std::vector<EvaluationSummary> Store::list(const Query& query) const {
       "WHERE (?1 IS NULL OR e.task_id = ?1) AND (?2 IS NULL OR e.impl_kind = ?2) "
       "AND (?3 = 0 OR e.passed = 1) AND (?5 IS NULL OR e.impl_hash = ?5) "
       "ORDER BY e.created_at DESC, e.id DESC LIMIT ?4");
-  if (query.task) {
-    select.bind_text(1, *query.task);
-  } else {
-    select.bind_null(1);
-  }
-  if (query.impl_kind) {
-    select.bind_text(2, *query.impl_kind);
-  } else {
-    select.bind_null(2);
-  }
+  select.bind_optional_text(1, query.task);
+  select.bind_optional_text(2, query.impl_kind);
   select.bind_int(3, query.passed_only ? 1 : 0);
   select.bind_int(4, query.limit > 0 ? query.limit : -1);  // SQLite: a negative LIMIT is none
-  if (query.impl_hash) {
-    select.bind_text(5, *query.impl_hash);
-  } else {
-    select.bind_null(5);
-  }
+  select.bind_optional_text(5, query.impl_hash);
 
   std::vector<EvaluationSummary> summaries;
   while (select.step()) {
@@ -503,21 +491,13 @@ std::vector<record::JudgeAssessment> Store::list_judge_assessments(const JudgeQu
       "WHERE (?1 IS NULL OR task_id = ?1) AND (?2 IS NULL OR kind = ?2) "
       "AND (?3 IS NULL OR status = ?3) "
       "ORDER BY created_at DESC, id DESC LIMIT ?4");
-  if (query.task) {
-    select.bind_text(1, *query.task);
-  } else {
-    select.bind_null(1);
-  }
-  if (query.kind) {
-    select.bind_text(2, record::to_string(*query.kind));
-  } else {
-    select.bind_null(2);
-  }
-  if (query.status) {
-    select.bind_text(3, record::to_string(*query.status));
-  } else {
-    select.bind_null(3);
-  }
+  select.bind_optional_text(1, query.task);
+  const auto name_of = [](const auto& value) -> std::optional<std::string> {
+    if (!value) return std::nullopt;
+    return record::to_string(*value);
+  };
+  select.bind_optional_text(2, name_of(query.kind));
+  select.bind_optional_text(3, name_of(query.status));
   select.bind_int(4, query.limit > 0 ? query.limit : -1);
 
   std::vector<record::JudgeAssessment> rows;
