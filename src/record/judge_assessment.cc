@@ -1,49 +1,37 @@
 #include "record/judge_assessment.h"
 
-#include <array>
-#include <utility>
+#include "util/enum_names.h"
 
 namespace d2k::record {
 namespace {
 
-constexpr std::array<std::pair<JudgeKind, const char*>, 2> kKindNames{{
+constexpr util::EnumNames<JudgeKind, 2> kKindNames{{
     {JudgeKind::impl, "impl"},
     {JudgeKind::design, "design"},
 }};
 
-constexpr std::array<std::pair<JudgeStatus, const char*>, 4> kStatusNames{{
+constexpr util::EnumNames<JudgeStatus, 4> kStatusNames{{
     {JudgeStatus::verified, "verified"},
     {JudgeStatus::unverified, "unverified"},
     {JudgeStatus::skipped_incorrect, "skipped_incorrect"},
     {JudgeStatus::error, "error"},
 }};
 
-template <typename Enum, size_t N>
-std::string name_of(const std::array<std::pair<Enum, const char*>, N>& names, Enum value) {
-  for (const auto& [v, name] : names) {
-    if (v == value) return name;
-  }
-  return "?";
-}
-
-template <typename Enum, size_t N>
-std::optional<Enum> parse_name(const std::array<std::pair<Enum, const char*>, N>& names,
-                               std::string_view text) {
-  for (const auto& [v, name] : names) {
-    if (text == name) return v;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
-std::string to_string(JudgeKind kind) { return name_of(kKindNames, kind); }
-std::optional<JudgeKind> parse_judge_kind(std::string_view text) {
-  return parse_name(kKindNames, text);
+std::string to_string(JudgeKind kind) {
+  const char* name = util::find_name(kKindNames, kind);
+  return name != nullptr ? name : "?";
 }
-std::string to_string(JudgeStatus status) { return name_of(kStatusNames, status); }
+std::optional<JudgeKind> parse_judge_kind(std::string_view text) {
+  return util::find_value(kKindNames, text);
+}
+std::string to_string(JudgeStatus status) {
+  const char* name = util::find_name(kStatusNames, status);
+  return name != nullptr ? name : "?";
+}
 std::optional<JudgeStatus> parse_judge_status(std::string_view text) {
-  return parse_name(kStatusNames, text);
+  return util::find_value(kStatusNames, text);
 }
 
 TokenUsage& TokenUsage::operator+=(const TokenUsage& other) {

@@ -1,14 +1,14 @@
 #include "record/result.h"
 
-#include <array>
 #include <limits>
 #include <stdexcept>
-#include <utility>
+
+#include "util/enum_names.h"
 
 namespace d2k::record {
 namespace {
 
-constexpr std::array<std::pair<Verdict, const char*>, 7> kVerdictNames{{
+constexpr util::EnumNames<Verdict, 7> kVerdictNames{{
     {Verdict::passed, "passed"},
     {Verdict::incorrect, "incorrect"},
     {Verdict::runtime_error, "runtime_error"},
@@ -35,16 +35,12 @@ double number_or(const nlohmann::json& j, const char* key, double fallback) {
 }  // namespace
 
 std::string to_string(Verdict verdict) {
-  for (const auto& [v, name] : kVerdictNames) {
-    if (v == verdict) return name;
-  }
-  return "harness_error";
+  const char* name = util::find_name(kVerdictNames, verdict);
+  return name != nullptr ? name : "harness_error";
 }
 
 Verdict parse_verdict(std::string_view text) {
-  for (const auto& [v, name] : kVerdictNames) {
-    if (text == name) return v;
-  }
+  if (const auto verdict = util::find_value(kVerdictNames, text)) return *verdict;
   throw std::invalid_argument("unknown verdict '" + std::string(text) + "'");
 }
 

@@ -1,46 +1,38 @@
 #include "task/task.h"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 #include <utility>
+
+#include "util/enum_names.h"
 
 namespace d2k::task {
 namespace {
 
-constexpr std::array<std::pair<Device, const char*>, 2> kDeviceNames{{
+constexpr util::EnumNames<Device, 2> kDeviceNames{{
     {Device::cuda, "cuda"},
     {Device::cpu, "cpu"},
 }};
 
-constexpr std::array<std::pair<ImplKind, const char*>, 4> kImplKindNames{{
+constexpr util::EnumNames<ImplKind, 4> kImplKindNames{{
     {ImplKind::reference, "reference"},
     {ImplKind::baseline, "baseline"},
     {ImplKind::expert, "expert"},
     {ImplKind::solution, "solution"},
 }};
 
-constexpr std::array<std::pair<Language, const char*>, 3> kLanguageNames{{
+constexpr util::EnumNames<Language, 3> kLanguageNames{{
     {Language::python, "python"},
     {Language::cuda, "cuda"},
     {Language::cpp, "cpp"},
 }};
 
+// Every enumerator is in its table, so a miss is a programming error.
 template <typename Enum, size_t N>
-std::string name_of(const std::array<std::pair<Enum, const char*>, N>& names, Enum value) {
-  for (const auto& [v, name] : names) {
-    if (v == value) return name;
-  }
-  throw std::invalid_argument("enum value out of range");
-}
-
-template <typename Enum, size_t N>
-std::optional<Enum> parse_name(const std::array<std::pair<Enum, const char*>, N>& names,
-                               std::string_view text) {
-  for (const auto& [v, name] : names) {
-    if (text == name) return v;
-  }
-  return std::nullopt;
+std::string name_of(const util::EnumNames<Enum, N>& names, Enum value) {
+  const char* name = util::find_name(names, value);
+  if (name == nullptr) throw std::invalid_argument("enum value out of range");
+  return name;
 }
 
 bool contains(const std::vector<std::string>& names, std::string_view name) {
@@ -51,18 +43,18 @@ bool contains(const std::vector<std::string>& names, std::string_view name) {
 
 std::string to_string(Device device) { return name_of(kDeviceNames, device); }
 
-std::optional<Device> parse_device(std::string_view text) { return parse_name(kDeviceNames, text); }
+std::optional<Device> parse_device(std::string_view text) { return util::find_value(kDeviceNames, text); }
 
 std::string to_string(ImplKind kind) { return name_of(kImplKindNames, kind); }
 
 std::optional<ImplKind> parse_impl_kind(std::string_view text) {
-  return parse_name(kImplKindNames, text);
+  return util::find_value(kImplKindNames, text);
 }
 
 std::string to_string(Language language) { return name_of(kLanguageNames, language); }
 
 std::optional<Language> parse_language(std::string_view text) {
-  return parse_name(kLanguageNames, text);
+  return util::find_value(kLanguageNames, text);
 }
 
 std::optional<Language> language_of_file(const std::filesystem::path& file) {
