@@ -4,13 +4,15 @@
 # reference and baseline (Triton, and the CUDA C++ one built through the native ABI), runs the GPU
 # failure fixtures (crash, device hang, illegal address) and the harness-overhead benchmark. Each
 # mode is meant to fit one device call (10 minutes):
-#   check     build, unit tests, Muon baseline and reference, harness overhead, CUDA baseline
+#   check     build, unit tests, Muon baseline and reference, harness overhead
+#   native    the CUDA C++ Muon baseline from an empty build cache, again unchanged (cache hit),
+#             changed (rebuild), then one more Triton baseline evaluation (repeatability)
 #   failures  the GPU failure fixtures (crash, device hang, illegal address)
 #   repeat N  N (default 5) independent evaluations of the Muon baseline (repeatability)
 # Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, one JSON file per evaluation,
 # and the SQLite store.
 #
-#   tools/gpu_check.sh [check|failures|repeat]
+#   tools/gpu_check.sh [check|native|failures|repeat [N]]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
@@ -85,6 +87,35 @@ PY
   exit 0
 fi
 
+if [ "$mode" = native ]; then
+  solution=tasks/muon_orthogonalization/baseline/solution.cu
+  first=production_b32_m2048_n5464
+  export D2K_CACHE=$LOGS/native-cache
+  rm -rf "$D2K_CACHE"
+  step "CUDA C++ Muon baseline through the native ABI, empty build cache"
+  record muon_baseline_cuda muon_orthogonalization --solution $solution --no-cache \
+    || failures=$((failures + 1))
+  step "the same source again: the build must come from the cache"
+  record muon_baseline_cuda_unchanged muon_orthogonalization --solution $solution \
+    --workload $first --no-cache || failures=$((failures + 1))
+  step "a changed source: it must be rebuilt"
+  mkdir -p "$LOGS/changed" && cp $solution "$LOGS/changed/solution.cu"
+  echo "// changed by gpu_check.sh at $(date -u +%FT%TZ)" >> "$LOGS/changed/solution.cu"
+  record muon_baseline_cuda_changed muon_orthogonalization --solution "$LOGS/changed/solution.cu" \
+    --workload $first --no-cache || failures=$((failures + 1))
+  python3 - "$OUT" <<'PY'
+import json, sys
+for name in ("muon_baseline_cuda", "muon_baseline_cuda_unchanged", "muon_baseline_cuda_changed"):
+    build = json.load(open(f"{sys.argv[1]}/{name}.json")).get("build") or {}
+    print(f"{name:<30} cached={build.get('cached')} seconds={build.get('seconds')} hash={build.get('hash')}")
+PY
+  step "one more independent evaluation of the Triton baseline (repeatability)"
+  record muon_baseline_repeat muon_orthogonalization --impl baseline --no-cache \
+    || failures=$((failures + 1))
+  step "done: $failures failed steps"
+  exit $failures
+fi
+
 if [ "$mode" = failures ]; then
   step "GPU failure fixtures: each fails its first workload, the next workload still passes"
   for solution in tests/fixtures/solutions/gpu_scale_add/*.py; do
@@ -112,11 +143,6 @@ record muon_reference muon_orthogonalization --impl reference --no-cache || fail
 
 step "harness overhead"
 bench/harness_overhead.sh "$d2k" "$LOGS" || failures=$((failures + 1))
-
-# Last, so that the steps above keep their results if this one meets the call's time limit.
-step "d2k eval muon_orthogonalization --solution baseline/solution.cu (CUDA C++ baseline)"
-record muon_baseline_cuda muon_orthogonalization \
-  --solution tasks/muon_orthogonalization/baseline/solution.cu || failures=$((failures + 1))
 
 step "done: $failures failed steps"
 exit $failures
