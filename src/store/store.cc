@@ -17,7 +17,7 @@ namespace {
 
 // kMigrations[i] takes a store from schema version i to i + 1, inside one transaction. Append new
 // steps (new tables, new columns); never edit a step that has shipped.
-constexpr std::array<const char*, 3> kMigrations{
+constexpr std::array<const char*, 6> kMigrations{
     R"sql(
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -115,6 +115,62 @@ CREATE INDEX judge_assessments_by_task ON judge_assessments (task_id, kind, crea
 -- its setup asked for per workload. NULL for Python candidates.
 ALTER TABLE evaluations ADD COLUMN build_json TEXT;
 ALTER TABLE workload_results ADD COLUMN workspace_bytes INTEGER;
+)sql",
+    R"sql(
+-- Speed of light (docs/scores.md): the ceilings `d2k doctor` measured on a device, and per
+-- workload the bound and the fraction of it a latency reached. NULL where the task declares no
+-- work model or no ceilings were measured on the evaluation's device.
+CREATE TABLE device_ceilings (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_at TEXT NOT NULL,
+  environment_id INTEGER NOT NULL REFERENCES environments (id),
+  ceilings_json TEXT NOT NULL,
+  toolchain_json TEXT NOT NULL
+);
+CREATE INDEX device_ceilings_by_environment ON device_ceilings (environment_id, created_at, id);
+ALTER TABLE workload_results ADD COLUMN sol_json TEXT;
+)sql",
+    R"sql(
+-- Integrity (docs/protocol.md): static findings per evaluation, and per workload the audited
+-- kernels, copies and fills of the untimed audit call and its peak auxiliary device memory.
+ALTER TABLE evaluations ADD COLUMN validity_json TEXT;
+ALTER TABLE workload_results ADD COLUMN audit_json TEXT;
+ALTER TABLE workload_results ADD COLUMN peak_aux_bytes INTEGER;
+)sql",
+    R"sql(
+-- Agent runs (docs/agent.md): one row per `d2k agent run`, and every tool call, result,
+-- submission and evaluation of it in order.
+CREATE TABLE agent_runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_at TEXT NOT NULL,
+  finished_at TEXT,
+  task_id TEXT NOT NULL,
+  config TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  model TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  turn_budget INTEGER NOT NULL,
+  turns_used INTEGER NOT NULL DEFAULT 0,
+  turn_source TEXT NOT NULL,
+  status TEXT NOT NULL,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  cost_usd REAL,
+  final_evaluation_id INTEGER REFERENCES evaluations (id),
+  baseline_evaluation_id INTEGER REFERENCES evaluations (id)
+);
+CREATE TABLE agent_events (
+  run_id INTEGER NOT NULL REFERENCES agent_runs (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  turn INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  payload_json TEXT NOT NULL,
+  evaluation_id INTEGER REFERENCES evaluations (id),
+  PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX agent_runs_by_task ON agent_runs (task_id, config, created_at, id);
 )sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(kMigrations.size());
