@@ -107,6 +107,8 @@ void to_json(nlohmann::json& j, const WorkloadResult& v) {
        {"from_cache", v.from_cache}};
   j["latency"] = v.latency ? nlohmann::json(*v.latency) : nlohmann::json(nullptr);
   if (v.workspace_bytes) j["workspace_bytes"] = *v.workspace_bytes;
+  if (v.sol) j["sol"] = *v.sol;
+  if (!v.findings.empty()) j["findings"] = v.findings;
 }
 
 void from_json(const nlohmann::json& j, WorkloadResult& v) {
@@ -123,6 +125,9 @@ void from_json(const nlohmann::json& j, WorkloadResult& v) {
   if (auto bytes = j.find("workspace_bytes"); bytes != j.end() && !bytes->is_null()) {
     v.workspace_bytes = bytes->get<int64_t>();
   }
+  v.sol.reset();
+  if (auto sol = j.find("sol"); sol != j.end() && !sol->is_null()) v.sol = sol->get<SpeedOfLight>();
+  v.findings = value_or<std::vector<Finding>>(j, "findings", {});
 }
 
 void to_json(nlohmann::json& j, const Environment& v) {
@@ -167,6 +172,7 @@ void to_json(nlohmann::json& j, const EvaluationResult& v) {
        {"passed", v.passed()},
        {"workloads", v.workloads}};
   if (v.build) j["build"] = *v.build;
+  if (!v.findings.empty()) j["findings"] = v.findings;
 }
 
 void from_json(const nlohmann::json& j, EvaluationResult& v) {
@@ -185,6 +191,7 @@ void from_json(const nlohmann::json& j, EvaluationResult& v) {
   if (auto build = j.find("build"); build != j.end() && !build->is_null()) {
     v.build = build->get<Build>();
   }
+  v.findings = value_or<std::vector<Finding>>(j, "findings", {});
 }
 
 }  // namespace d2k::record

@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "record/finding.h"
+#include "record/speed_of_light.h"
+
 namespace d2k::record {
 
 // Bump when a change to the correctness or timing protocol makes old latencies incomparable.
@@ -71,6 +74,8 @@ struct WorkloadResult {
   double wall_seconds = 0.0;
   bool from_cache = false;  // latency reused from an earlier identical evaluation
   std::optional<int64_t> workspace_bytes;  // what a native candidate's setup asked for
+  std::optional<SpeedOfLight> sol;         // when the task has a work model and ceilings exist
+  std::vector<Finding> findings;           // runtime-audit violations of this workload
 };
 
 struct Environment {
@@ -104,6 +109,7 @@ struct EvaluationResult {
   uint64_t base_seed = 0;   // secret during the run, stored afterwards for reproduction
   Environment environment;
   std::optional<Build> build;  // native candidates only
+  std::vector<Finding> findings;  // static-analysis violations, before any workload ran
   std::vector<WorkloadResult> workloads;
 
   bool passed() const;

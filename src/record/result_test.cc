@@ -37,3 +37,34 @@ TEST(ResultJsonTest, PythonCandidatesHaveNeither) {
 
 }  // namespace
 }  // namespace d2k::record
+
+namespace d2k::record {
+namespace {
+
+TEST(SpeedOfLightAndFindings, RoundTripThroughJson) {
+  EvaluationResult r;
+  r.findings.push_back({"forbidden_call:torch.matmul", "forbidden_call", "calls torch.matmul",
+                        "solution.py", 12, {"torch.matmul(a, b)"}});
+  WorkloadResult w;
+  w.workload = "w0";
+  w.sol = SpeedOfLight{1e12, 4e9, "bf16", 9e14, 4e12, 1.2e-3, 0.5};
+  w.findings.push_back({"side_stream", "side_stream", "kernel on stream 7", "", 0, {"k1"}});
+  WorkloadResult no_latency;
+  no_latency.sol = SpeedOfLight{1.0, 2.0, "fp32", 3.0, 4.0, 5.0};  // fraction stays NaN
+  r.workloads = {w, no_latency};
+
+  const EvaluationResult back = nlohmann::json(r).get<EvaluationResult>();
+  ASSERT_EQ(back.findings.size(), 1u);
+  EXPECT_EQ(back.findings[0].line, 12);
+  EXPECT_EQ(back.findings[0].evidence, std::vector<std::string>{"torch.matmul(a, b)"});
+  ASSERT_TRUE(back.workloads[0].sol.has_value());
+  EXPECT_DOUBLE_EQ(back.workloads[0].sol->t_sol_s, 1.2e-3);
+  EXPECT_DOUBLE_EQ(back.workloads[0].sol->fraction, 0.5);
+  EXPECT_EQ(back.workloads[0].sol->math_dtype, "bf16");
+  EXPECT_EQ(back.workloads[0].findings[0].reason_code, "side_stream");
+  EXPECT_TRUE(std::isnan(back.workloads[1].sol->fraction));
+  EXPECT_FALSE(nlohmann::json(back.workloads[1]).dump().empty());
+}
+
+}  // namespace
+}  // namespace d2k::record
