@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -41,13 +42,17 @@ bool is_cuda_failure(const std::string& text) {
          text.find("CUDA_ERROR") != std::string::npos;
 }
 
-// "580.159.04" from the NVIDIA kernel module, or "unknown".
+// "580.159.04" from the NVIDIA kernel module, or "unknown". The first line reads e.g. "NVRM
+// version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...": the
+// wording before the number differs between the open and proprietary modules, so take the first
+// dotted number.
 std::string kernel_driver_version() {
   std::ifstream version("/proc/driver/nvidia/version");
-  std::string word;
-  while (version >> word) {
-    if (word == "Module" && version >> word) return word;
-  }
+  std::string first_line;
+  std::getline(version, first_line);
+  static const std::regex kDotted(R"(\b\d+\.\d+(\.\d+)?\b)");
+  std::smatch match;
+  if (std::regex_search(first_line, match, kDotted)) return match.str();
   return "unknown";
 }
 
