@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sandbox/sandbox.h"
 #include "util/text.h"
 
 namespace d2k::eval {
@@ -24,8 +25,10 @@ std::string ExitStatus::describe() const {
 
 std::filesystem::path current_executable() { return std::filesystem::read_symlink("/proc/self/exe"); }
 
-std::unique_ptr<WorkerProcess> WorkerProcess::start(const std::filesystem::path& binary,
-                                                    const std::filesystem::path& log_file) {
+std::unique_ptr<WorkerProcess> WorkerProcess::start(
+    const std::filesystem::path& binary, const std::filesystem::path& log_file,
+    const sandbox::Policy* policy,
+    const std::vector<std::pair<std::string, std::string>>& environment) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     throw std::runtime_error(std::string("socketpair failed: ") + std::strerror(errno));
@@ -37,29 +40,35 @@ std::unique_ptr<WorkerProcess> WorkerProcess::start(const std::filesystem::path&
     throw std::runtime_error("cannot create " + log_file.string());
   }
   const std::string fd_text = std::to_string(fds[1]);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const std::string reason = std::strerror(errno);
-    close(fds[0]);
-    close(fds[1]);
-    close(log);
-    throw std::runtime_error("fork failed: " + reason);
-  }
-  if (pid == 0) {
-    // Child: new session (so the whole group can be killed), output to the log, keep only the
-    // worker's end of the channel open across exec.
+  // Child: new session (so the whole group can be killed), output to the log, keep only the
+  // worker's end of the channel open across exec.
+  const auto setup = [&] {
     setsid();
     dup2(log, STDOUT_FILENO);
     dup2(log, STDERR_FILENO);
     const int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, STDIN_FILENO);
     fcntl(fds[1], F_SETFD, 0);
+    for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
+  };
+  const auto exec = [&] {
     execl(binary.c_str(), binary.c_str(), "worker", "--channel-fd", fd_text.c_str(), nullptr);
-    _exit(127);
+  };
+  sandbox::Spawned spawned;
+  try {
+    spawned = policy != nullptr ? sandbox::spawn(*policy, setup, exec)
+                                : sandbox::spawn_unsandboxed(setup, exec);
+  } catch (...) {
+    close(fds[0]);
+    close(fds[1]);
+    close(log);
+    throw;
   }
   close(log);
   close(fds[1]);
-  return std::unique_ptr<WorkerProcess>(new WorkerProcess(pid, fds[0], log_file));
+  auto worker = std::unique_ptr<WorkerProcess>(new WorkerProcess(spawned.pid, fds[0], log_file));
+  worker->sandbox_report_ = std::move(spawned.report);
+  return worker;
 }
 
 WorkerProcess::WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file)

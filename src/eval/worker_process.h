@@ -5,8 +5,12 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "eval/channel.h"
+#include "sandbox/policy.h"
+#include "sandbox/report.h"
 
 namespace d2k::eval {
 
@@ -23,8 +27,12 @@ struct ExitStatus {
 // log file and results coming back over a private socket pair.
 class WorkerProcess {
  public:
-  static std::unique_ptr<WorkerProcess> start(const std::filesystem::path& binary,
-                                              const std::filesystem::path& log_file);
+  // With a `policy`, the worker runs inside the sandbox (sandbox/sandbox.h) with `environment`
+  // added to its variables; without one, as a plain child.
+  static std::unique_ptr<WorkerProcess> start(
+      const std::filesystem::path& binary, const std::filesystem::path& log_file,
+      const sandbox::Policy* policy = nullptr,
+      const std::vector<std::pair<std::string, std::string>>& environment = {});
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;  // owns a child process
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -34,6 +42,8 @@ class WorkerProcess {
   void kill();
   ExitStatus wait();
   std::string log_tail(size_t limit) const;
+  // Which protections took effect; `enabled` is false for a worker started without a policy.
+  const sandbox::Report& sandbox_report() const { return sandbox_report_; }
 
  private:
   WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file);
@@ -42,6 +52,7 @@ class WorkerProcess {
   std::unique_ptr<Channel> channel_;
   std::filesystem::path log_file_;
   bool reaped_ = false;
+  sandbox::Report sandbox_report_;
 };
 
 // The running d2k executable, which workers re-execute.

@@ -1,0 +1,377 @@
+#include "sandbox/sandbox.h"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace d2k::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+// How the child got its namespaces: none at all, as an unprivileged user through a user
+// namespace, or as the host's root directly.
+enum class Mode { none, user_namespace, host_root };
+
+std::string failure(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+bool write_file(const char* path, const std::string& text) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  return written;
+}
+
+Mode enter_namespaces(const Policy& policy, uid_t uid, gid_t gid, Report& report) {
+  const int flags = CLONE_NEWNS | CLONE_NEWPID | (policy.isolate_network ? CLONE_NEWNET : 0);
+  std::string as_root;
+  if (uid == 0) {
+    if (unshare(flags) == 0) return Mode::host_root;
+    as_root = failure("unshare as root") + "; ";
+  }
+  if (unshare(CLONE_NEWUSER) != 0) {
+    report.unavailable.push_back("namespaces: " + as_root + failure("unshare(CLONE_NEWUSER)"));
+    return Mode::none;
+  }
+  // Root inside the namespace is this user outside it.
+  if (!write_file("/proc/self/setgroups", "deny") ||
+      !write_file("/proc/self/uid_map", fmt::format("0 {} 1", uid)) ||
+      !write_file("/proc/self/gid_map", fmt::format("0 {} 1", gid))) {
+    report.unavailable.push_back("namespaces: " + as_root + failure("writing the id maps"));
+    return Mode::none;
+  }
+  if (unshare(flags) != 0) {
+    // Ubuntu's AppArmor lets an unprivileged user namespace be created but without capabilities.
+    report.unavailable.push_back("namespaces: " + as_root +
+                                 failure("unshare(mount, PID, network) in a user namespace"));
+    return Mode::none;
+  }
+  return Mode::user_namespace;
+}
+
+bool is_under(const fs::path& path, const fs::path& folder) {
+  const fs::path relative = path.lexically_relative(folder);
+  return !relative.empty() && *relative.begin() != "..";
+}
+
+bool mask_filesystem(const Policy& policy, Report& report) {
+  const auto fail = [&](const std::string& what) {
+    report.unavailable.push_back("filesystem: " + failure(what));
+    return false;
+  };
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return fail("making the mounts private");
+  }
+  // Opened before anything is covered, so that paths inside a masked folder can be put back.
+  std::vector<fs::path> kept = policy.writable;
+  kept.insert(kept.end(), policy.readable.begin(), policy.readable.end());
+  std::vector<int> fds;
+  for (const auto& path : kept) {
+    const int fd = open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0) return fail("opening " + path.string());
+    fds.push_back(fd);
+  }
+  for (const auto& path : policy.hidden) {
+    struct stat info {};
+    if (lstat(path.c_str(), &info) != 0) continue;  // nothing there to hide
+    const int status =
+        S_ISDIR(info.st_mode)
+            ? mount("tmpfs", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                    "size=4k,mode=0555")
+            : mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr);
+    if (status != 0) return fail("hiding " + path.string());
+  }
+  for (const auto& folder : policy.hidden_except_writable) {
+    if (!fs::is_directory(folder)) continue;
+    if (mount("tmpfs", folder.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0) {
+      return fail("hiding " + folder.string());
+    }
+    // Mount points for what stays visible: a folder, or an empty file for a file.
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (!is_under(kept[i], folder)) continue;
+      struct stat info {};
+      fstat(fds[i], &info);
+      std::error_code error;
+      if (S_ISDIR(info.st_mode)) {
+        fs::create_directories(kept[i], error);
+      } else {
+        fs::create_directories(kept[i].parent_path(), error);
+        close(open(kept[i].c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+      }
+    }
+  }
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const std::string source = "/proc/self/fd/" + std::to_string(fds[i]);
+    const int status = mount(source.c_str(), kept[i].c_str(), nullptr, MS_BIND | MS_REC, nullptr);
+    close(fds[i]);
+    if (status != 0) return fail("binding " + kept[i].string());
+  }
+  mount_attr read_only{};
+  read_only.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID;
+  if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &read_only, sizeof read_only) != 0) {
+    return fail("making every mount read-only");
+  }
+  mount_attr read_write{};
+  read_write.attr_clr = MOUNT_ATTR_RDONLY;
+  for (const auto& folder : policy.writable) {
+    if (mount_setattr(AT_FDCWD, folder.c_str(), AT_RECURSIVE, &read_write, sizeof read_write) != 0) {
+      return fail("making " + folder.string() + " writable");
+    }
+  }
+  return true;
+}
+
+// Without capabilities, the program cannot unmount the masks, remount anything writable, or
+// read other processes' memory; SECBIT_NOROOT keeps exec from giving them back to uid 0.
+bool drop_capabilities(Report& report) {
+  for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+      report.unavailable.push_back(failure("filesystem: dropping capability " + std::to_string(cap)));
+      return false;
+    }
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                   SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED,
+            0, 0, 0) != 0) {
+    report.unavailable.push_back(failure("filesystem: setting the secure bits"));
+    return false;
+  }
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capset, &header, data) != 0) {
+    report.unavailable.push_back(failure("filesystem: clearing the capability sets"));
+    return false;
+  }
+  return true;
+}
+
+bool set_limit(int resource, const std::optional<rlim_t>& value, const char* name, Report& report) {
+  if (!value) return true;
+  const rlimit limit{*value, *value};
+  if (setrlimit(resource, &limit) == 0) return true;
+  report.unavailable.push_back(failure(std::string("limits: ") + name));
+  return false;
+}
+
+[[noreturn]] void become_program(const Policy& policy, Mode mode, uid_t uid, Report& report,
+                                 int report_fd, const std::function<void()>& exec) {
+  bool limits = set_limit(RLIMIT_CPU, policy.limits.cpu_seconds, "RLIMIT_CPU", report);
+  limits = set_limit(RLIMIT_FSIZE, policy.limits.file_bytes, "RLIMIT_FSIZE", report) && limits;
+  limits = set_limit(RLIMIT_NPROC, policy.limits.processes, "RLIMIT_NPROC", report) && limits;
+  if (policy.limits.processes && uid == 0) {
+    // The kernel exempts the host's root from RLIMIT_NPROC, in any namespace.
+    report.unavailable.push_back(
+        "limits: RLIMIT_NPROC is not enforced, since the program runs as the host's root");
+    limits = false;
+  }
+  report.limits = limits;
+  if (mode != Mode::none && !drop_capabilities(report)) report.filesystem = false;
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  const std::string line = nlohmann::json(report).dump() + "\n";
+  [[maybe_unused]] const ssize_t written = write(report_fd, line.data(), line.size());
+  close(report_fd);
+  exec();
+  _exit(127);
+}
+
+// Ends this process the way `raw` (a wait status) says the program ended.
+[[noreturn]] void end_like(int raw) {
+  if (WIFSIGNALED(raw)) {
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    signal(WTERMSIG(raw), SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, WTERMSIG(raw));
+    sigprocmask(SIG_UNBLOCK, &only, nullptr);
+    raise(WTERMSIG(raw));
+    _exit(128 + WTERMSIG(raw));
+  }
+  _exit(WIFEXITED(raw) ? WEXITSTATUS(raw) : 127);
+}
+
+[[noreturn]] void run_child(const Policy& policy, int report_fd, const std::function<void()>& setup,
+                            const std::function<void()>& exec) {
+  setup();
+  const uid_t uid = geteuid();
+  Report report;
+  report.enabled = true;
+  const Mode mode = enter_namespaces(policy, uid, getegid(), report);
+  if (mode == Mode::none) become_program(policy, mode, uid, report, report_fd, exec);
+  report.network = policy.isolate_network;
+  report.filesystem = mask_filesystem(policy, report);
+
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) _exit(127);
+  const pid_t init = fork();
+  if (init == 0) {
+    // pid 1 of the new PID namespace: a /proc of its own, then the program as pid 2.
+    close(status_pipe[0]);
+    report.process_view = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+    if (!report.process_view) report.unavailable.push_back(failure("process view: mounting /proc"));
+    const pid_t program = fork();
+    if (program == 0) {
+      close(status_pipe[1]);
+      become_program(policy, mode, uid, report, report_fd, exec);
+    }
+    close(report_fd);
+    int raw = 127 << 8;
+    while (program > 0) {  // reaps every orphan; ends with the program
+      int status = 0;
+      const pid_t ended = waitpid(-1, &status, 0);
+      if (ended == program) {
+        raw = status;
+        break;
+      }
+      if (ended < 0 && errno != EINTR) break;
+    }
+    [[maybe_unused]] const ssize_t written = write(status_pipe[1], &raw, sizeof raw);
+    _exit(0);
+  }
+  close(status_pipe[1]);
+  close(report_fd);
+  int raw = 127 << 8;
+  if (init > 0) {
+    while (read(status_pipe[0], &raw, sizeof raw) < 0 && errno == EINTR) {
+    }
+    while (waitpid(init, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  end_like(raw);
+}
+
+std::string read_all(int fd) {
+  std::string text;
+  char buffer[4096];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof buffer);
+    if (n > 0) {
+      text.append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      return text;
+    }
+  }
+}
+
+}  // namespace
+
+Spawned spawn(const Policy& policy, const std::function<void()>& setup,
+              const std::function<void()>& exec) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(failure("pipe2"));
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const std::string reason = failure("fork");
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error(reason);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    run_child(policy, fds[1], setup, exec);
+  }
+  close(fds[1]);
+  const std::string text = read_all(fds[0]);
+  close(fds[0]);
+  Spawned spawned{pid, {}};
+  spawned.report.enabled = true;
+  try {
+    spawned.report = nlohmann::json::parse(text).get<Report>();
+  } catch (const nlohmann::json::exception&) {
+    spawned.report.unavailable.push_back("the sandboxed program did not start");
+  }
+  return spawned;
+}
+
+Spawned spawn_unsandboxed(const std::function<void()>& setup, const std::function<void()>& exec) {
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(failure("fork"));
+  if (pid == 0) {
+    setup();
+    exec();
+    _exit(127);
+  }
+  return {pid, {}};
+}
+
+RunResult run_sandboxed(const std::string& command, const fs::path& workspace, Policy policy,
+                        double timeout_seconds, size_t output_limit) {
+  const fs::path folder = fs::absolute(workspace);
+  policy.writable.push_back(folder);
+  int output[2];
+  if (pipe2(output, O_CLOEXEC) != 0) throw std::runtime_error(failure("pipe2"));
+  Spawned spawned;
+  try {
+    spawned = spawn(
+        policy,
+        [&] {
+          setsid();
+          const int devnull = open("/dev/null", O_RDONLY);
+          dup2(devnull, STDIN_FILENO);
+          dup2(output[1], STDOUT_FILENO);
+          dup2(output[1], STDERR_FILENO);
+        },
+        [&] {
+          // After the mounts: a working folder taken earlier would still be the read-only one.
+          if (chdir(folder.c_str()) != 0) _exit(126);
+          execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        });
+  } catch (...) {
+    close(output[0]);
+    close(output[1]);
+    throw;
+  }
+  close(output[1]);
+  RunResult result;
+  result.report = spawned.report;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+  char buffer[8192];
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      break;
+    }
+    pollfd ready{output[0], POLLIN, 0};
+    if (poll(&ready, 1, static_cast<int>(left.count())) <= 0) continue;
+    const ssize_t n = read(output[0], buffer, sizeof buffer);
+    if (n == 0 || (n < 0 && errno != EINTR)) break;
+    if (n > 0 && result.output.size() < output_limit) {
+      result.output.append(buffer, std::min(static_cast<size_t>(n), output_limit - result.output.size()));
+    }
+  }
+  close(output[0]);
+  if (result.timed_out) {
+    kill(-spawned.pid, SIGKILL);
+    kill(spawned.pid, SIGKILL);
+  }
+  int raw = 0;
+  while (waitpid(spawned.pid, &raw, 0) < 0 && errno == EINTR) {
+  }
+  kill(-spawned.pid, SIGKILL);
+  result.exited = WIFEXITED(raw);
+  result.status = result.exited ? WEXITSTATUS(raw) : WTERMSIG(raw);
+  return result;
+}
+
+}  // namespace d2k::sandbox

@@ -1,0 +1,230 @@
+// Each protection of the sandbox, shown by a command that succeeds without it and fails with it.
+// The machine running the tests decides what the kernel allows: where a protection is reported
+// unavailable, the test checks that report instead (and says so in its output).
+
+#include "sandbox/sandbox.h"
+
+#include <arpa/inet.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace d2k::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string pattern = (fs::temp_directory_path() / "d2k-sandbox-test-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+
+RunResult run(const std::string& command, const fs::path& workspace, const Policy& policy = {}) {
+  return run_sandboxed(command, workspace, policy, 20.0, 64 * 1024);
+}
+
+bool succeeded(const RunResult& result) { return result.exited && result.status == 0; }
+
+// True when the kernel let the protection be applied; otherwise prints why not.
+bool applied(bool protection, const Report& report) {
+  if (!protection) {
+    std::cout << "[ unavailable here ] " << report.summary() << "\n";
+    EXPECT_FALSE(report.unavailable.empty()) << "a missing protection must be reported";
+  }
+  return protection;
+}
+
+class SandboxTest : public ::testing::Test {
+ protected:
+  TempFolder outside;    // files the program must not see or change
+  TempFolder workspace;  // its own folder
+};
+
+TEST_F(SandboxTest, HiddenFilesAndFoldersReadAsEmpty) {
+  write(outside.path() / "expert" / "solution.py", "the expert's code");
+  write(outside.path() / "judge_criteria.md", "the criteria");
+  const std::string command = "cat " + (outside.path() / "judge_criteria.md").string() + " " +
+                              (outside.path() / "expert" / "solution.py").string() + "; echo entries: $(ls " +
+                              (outside.path() / "expert").string() + " | wc -l)";
+
+  const RunResult open = run(command, workspace.path());
+  EXPECT_NE(open.output.find("the criteria"), std::string::npos) << "control: visible without a policy";
+
+  Policy policy;
+  policy.hidden = {outside.path() / "expert", outside.path() / "judge_criteria.md"};
+  const RunResult hidden = run(command, workspace.path(), policy);
+  if (!applied(hidden.report.filesystem, hidden.report)) return;
+  EXPECT_EQ(hidden.output.find("the criteria"), std::string::npos) << hidden.output;
+  EXPECT_EQ(hidden.output.find("expert's code"), std::string::npos) << hidden.output;
+  EXPECT_NE(hidden.output.find("entries: 0"), std::string::npos) << hidden.output;
+}
+
+TEST_F(SandboxTest, HiddenMasksCannotBeUnmounted) {
+  write(outside.path() / "expert" / "solution.py", "the expert's code");
+  Policy policy;
+  policy.hidden = {outside.path() / "expert"};
+  const RunResult result =
+      run("umount " + (outside.path() / "expert").string() + " 2>/dev/null; cat " +
+              (outside.path() / "expert" / "solution.py").string(),
+          workspace.path(), policy);
+  if (!applied(result.report.filesystem, result.report)) return;
+  EXPECT_EQ(result.output.find("expert's code"), std::string::npos) << result.output;
+}
+
+TEST_F(SandboxTest, WritesGoOnlyToTheWritableFolders) {
+  const fs::path elsewhere = outside.path() / "cache.bin";
+  const std::string command = "echo cached > " + elsewhere.string() + "; echo mine > own.txt";
+  const RunResult result = run(command, workspace.path());
+  if (!applied(result.report.filesystem, result.report)) return;
+  EXPECT_FALSE(fs::exists(elsewhere)) << "wrote outside its folder";
+  EXPECT_TRUE(fs::exists(workspace.path() / "own.txt")) << result.output;
+
+  Policy open;
+  open.writable = {outside.path()};
+  run(command, workspace.path(), open);
+  EXPECT_TRUE(fs::exists(elsewhere)) << "control: writable when listed";
+}
+
+TEST_F(SandboxTest, AHiddenScratchRootShowsOnlyItsOwnFolder) {
+  const fs::path mine = outside.path() / "d2k-mine";
+  write(outside.path() / "d2k-other" / "out.bin", "another candidate's output");
+  fs::create_directories(mine);
+  Policy policy;
+  policy.hidden_except_writable = {outside.path()};
+  policy.writable = {mine};
+  const RunResult result =
+      run("ls " + outside.path().string() + "; echo x > " + (mine / "t").string(),
+          workspace.path(), policy);
+  if (!applied(result.report.filesystem, result.report)) return;
+  EXPECT_EQ(result.output.find("d2k-other"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("d2k-mine"), std::string::npos) << result.output;
+  EXPECT_TRUE(fs::exists(mine / "t")) << result.output;
+}
+
+TEST_F(SandboxTest, NoNetwork) {
+  const int server = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(server, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(server, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(server, 4), 0);
+  socklen_t length = sizeof address;
+  getsockname(server, reinterpret_cast<sockaddr*>(&address), &length);
+  const std::string command =
+      std::string(D2K_PYTHON_EXECUTABLE) +
+      " -c \"import socket; socket.create_connection(('127.0.0.1', " +
+      std::to_string(ntohs(address.sin_port)) + "), 2); print('connected')\"";
+
+  Policy connected;
+  connected.isolate_network = false;
+  EXPECT_NE(run(command, workspace.path(), connected).output.find("connected"), std::string::npos)
+      << "control: the host's loopback is reachable without isolation";
+  const RunResult isolated = run(command, workspace.path());
+  close(server);
+  if (!applied(isolated.report.network, isolated.report)) return;
+  EXPECT_FALSE(succeeded(isolated));
+  EXPECT_EQ(isolated.output.find("connected\n"), std::string::npos) << isolated.output;
+}
+
+TEST_F(SandboxTest, OtherProcessesAreInvisible) {
+  const std::string command = "test -e /proc/" + std::to_string(getpid()) + " && echo visible";
+  const RunResult result = run(command, workspace.path());
+  if (!applied(result.report.process_view, result.report)) return;
+  EXPECT_EQ(result.output.find("visible"), std::string::npos) << result.output;
+  EXPECT_NE(run("test -e /proc/1 && echo pid1", workspace.path()).output.find("pid1"),
+            std::string::npos)
+      << "its own processes are visible";
+}
+
+TEST_F(SandboxTest, CpuTimeIsLimited) {
+  Policy policy;
+  policy.limits.cpu_seconds = 1;
+  const RunResult result = run("while :; do :; done", workspace.path(), policy);
+  ASSERT_TRUE(result.report.limits || policy.limits.processes) << result.report.summary();
+  EXPECT_FALSE(result.timed_out) << "not stopped by RLIMIT_CPU";
+  EXPECT_FALSE(result.exited);
+  EXPECT_TRUE(result.status == SIGXCPU || result.status == SIGKILL) << result.status;
+}
+
+TEST_F(SandboxTest, FileSizeIsLimited) {
+  Policy policy;
+  policy.limits.file_bytes = 4096;
+  const RunResult result =
+      run("head -c 100000 /dev/zero > big.bin", workspace.path(), policy);
+  EXPECT_TRUE(result.report.limits) << result.report.summary();
+  EXPECT_EQ(fs::file_size(workspace.path() / "big.bin"), 4096u);
+  EXPECT_EQ(run("head -c 100000 /dev/zero > big.bin", workspace.path()).exited, true);
+  EXPECT_EQ(fs::file_size(workspace.path() / "big.bin"), 100000u) << "control: no limit";
+}
+
+// RLIMIT_NPROC binds every user but the host's root; as root, the report must say so.
+TEST_F(SandboxTest, ProcessCountIsLimitedOrReportedUnavailable) {
+  Policy policy;
+  policy.limits.processes = 4;
+  const std::string command = "for i in 1 2 3 4 5 6 7 8; do sleep 1 & done; wait; echo done";
+  if (geteuid() != 0) {
+    const RunResult result = run(command, workspace.path(), policy);
+    EXPECT_TRUE(result.report.limits) << result.report.summary();
+    EXPECT_NE(result.output.find("fork"), std::string::npos) << result.output;
+    return;
+  }
+  const RunResult as_root = run(command, workspace.path(), policy);
+  EXPECT_FALSE(as_root.report.limits);
+  EXPECT_NE(as_root.report.summary().find("RLIMIT_NPROC is not enforced"), std::string::npos);
+
+  // Shown for an ordinary user: a child that drops to nobody runs the same command.
+  fs::permissions(workspace.path(), fs::perms::all);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(pipe_fds[0]);
+    if (setgroups(0, nullptr) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+        setresuid(65534, 65534, 65534) != 0) {
+      _exit(3);
+    }
+    const RunResult result = run(command, workspace.path(), policy);
+    const std::string text = (result.report.limits ? "limited\n" : "unlimited\n") + result.output;
+    [[maybe_unused]] ssize_t n = ::write(pipe_fds[1], text.data(), text.size());
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "could not become nobody";
+  EXPECT_EQ(text.rfind("limited\n", 0), 0u) << text;
+  EXPECT_NE(text.find("fork"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace d2k::sandbox
