@@ -26,6 +26,9 @@ d2k_require_header(fmt fmt/format.h)
 target_compile_definitions(d2k_dep_fmt INTERFACE FMT_HEADER_ONLY=1)
 d2k_require_static_library(yaml yaml-cpp/yaml.h yaml-cpp)
 d2k_require_static_library(sqlite sqlite3.h sqlite3)
+# Formulas in task configs (work model, memory bounds). Debian ships muparser only as a shared
+# library, which this then finds; on the GPU machine it comes unpacked, found through the RPATH.
+d2k_require_static_library(muparser muParser.h muparser)
 find_package(Threads REQUIRED)
 target_link_libraries(d2k_dep_sqlite INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
 

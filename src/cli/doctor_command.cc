@@ -1,0 +1,69 @@
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "doctor/checkup.h"
+#include "store/store.h"
+
+namespace d2k::cli {
+namespace {
+
+struct DoctorFlags {
+  bool json = false;
+  bool no_store = false;
+};
+
+std::string render(const doctor::Checkup& checkup, const std::optional<int64_t>& stored,
+                   const std::string& store) {
+  std::string out = "toolchain\n";
+  for (const auto& component : checkup.toolchain) {
+    out += fmt::format("  {:<15} {}\n", component.name,
+                       component.found() ? component.version : "missing: " + component.detail);
+  }
+  if (!checkup.ceilings) {
+    return out + fmt::format(
+                     "\nno ceilings measured: {}\nevaluations on this machine get no speed of "
+                     "light (%SOL)\n",
+                     checkup.no_ceilings_reason);
+  }
+  out += fmt::format("\nceilings of {}\n", checkup.environment.device_name);
+  for (const auto& [dtype, flops] : checkup.ceilings->matmul_flops_per_s) {
+    out += fmt::format("  {:<15} {:.1f} TFLOP/s ({}^3 matrix products)\n", dtype + " matmul",
+                       flops / 1e12, checkup.ceilings->matmul_size);
+  }
+  out += fmt::format("  {:<15} {:.0f} GB/s (read + write, {} MiB device-to-device)\n", "copy",
+                     checkup.ceilings->copy_bytes_per_s / 1e9,
+                     checkup.ceilings->copy_bytes >> 20);
+  if (stored) out += fmt::format("\nstored as ceilings {} in {}\n", *stored, store);
+  return out;
+}
+
+}  // namespace
+
+std::function<int()> define_doctor(CLI::App& app, const GlobalOptions& global) {
+  app.footer(
+      "Checks the toolchain, then measures the device's matrix and copy ceilings and stores them "
+      "for speed-of-light bounds. Exit status: 0 when ceilings were measured, 1 when none were "
+      "(no usable CUDA device, or the measurement failed), 2 on a usage error.");
+  auto flags = std::make_shared<DoctorFlags>();
+  app.add_flag("--json", flags->json, "print the findings as JSON");
+  app.add_flag("--no-store", flags->no_store, "do not save the ceilings");
+  return [flags, &global] {
+    doctor::Checkup checkup = doctor::run_checkup();
+    std::optional<int64_t> stored;
+    const std::string store = store_path(global).string();
+    if (checkup.ceilings && !flags->no_store) {
+      stored = store::Store::open(store).save_device_ceilings(checkup.environment,
+                                                              *checkup.ceilings, checkup.toolchain);
+    }
+    if (flags->json) {
+      nlohmann::json out = checkup;
+      out["stored_id"] = stored ? nlohmann::json(*stored) : nlohmann::json(nullptr);
+      fmt::print("{}\n", out.dump(2));
+    } else {
+      fmt::print("{}", render(checkup, stored, store));
+    }
+    return checkup.ceilings ? kExitPassed : kExitFailed;
+  };
+}
+
+}  // namespace d2k::cli

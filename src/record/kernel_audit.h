@@ -1,0 +1,54 @@
+#pragma once
+// What one untimed, traced call of a candidate ran on the device (docs/protocol.md, "Runtime
+// audit"): every kernel, copy and fill, with the stream and device it ran on, and the device
+// memory the call needed beyond its inputs and outputs.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace d2k::record {
+
+struct AuditedKernel {
+  std::string name;  // demangled
+  uint32_t device = 0;
+  uint64_t stream = 0;  // the tracer's stream id
+  std::array<int32_t, 3> grid{};
+  std::array<int32_t, 3> block{};
+  double duration_s = 0.0;
+  int32_t registers_per_thread = 0;
+  int32_t static_shared_bytes = 0;
+  int32_t dynamic_shared_bytes = 0;
+};
+
+// A memcpy or memset.
+struct AuditedTransfer {
+  std::string operation;  // "memcpy" or "memset"
+  std::string kind;       // memcpy: "HtoD", "DtoH", "DtoD", "HtoH", "PtoP"; memset: ""
+  uint64_t bytes = 0;
+  uint32_t device = 0;
+  uint64_t stream = 0;
+};
+
+struct KernelAudit {
+  uint32_t harness_device = 0;
+  uint64_t harness_stream = 0;  // the stream the harness made current for the call
+  std::vector<AuditedKernel> kernels;
+  std::vector<AuditedTransfer> transfers;
+  // Device memory the call held beyond its inputs and outputs, at its peak; nullopt when it
+  // could not be measured.
+  std::optional<int64_t> peak_aux_bytes;
+};
+
+void to_json(nlohmann::json& j, const AuditedKernel& v);
+void from_json(const nlohmann::json& j, AuditedKernel& v);
+void to_json(nlohmann::json& j, const AuditedTransfer& v);
+void from_json(const nlohmann::json& j, AuditedTransfer& v);
+void to_json(nlohmann::json& j, const KernelAudit& v);
+void from_json(const nlohmann::json& j, KernelAudit& v);
+
+}  // namespace d2k::record

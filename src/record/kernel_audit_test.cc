@@ -1,0 +1,44 @@
+#include "record/kernel_audit.h"
+
+#include <gtest/gtest.h>
+
+#include "record/result.h"
+
+namespace d2k::record {
+namespace {
+
+TEST(KernelAuditJsonTest, RoundTripsEveryField) {
+  KernelAudit audit;
+  audit.harness_device = 1;
+  audit.harness_stream = 7;
+  audit.kernels = {{.name = "ns_step", .device = 1, .stream = 7, .grid = {132, 2, 1},
+                    .block = {128, 1, 1}, .duration_s = 2.5e-4, .registers_per_thread = 96,
+                    .static_shared_bytes = 1024, .dynamic_shared_bytes = 65536}};
+  audit.transfers = {{.operation = "memcpy", .kind = "DtoD", .bytes = 1 << 20, .device = 1, .stream = 7}};
+  audit.peak_aux_bytes = int64_t{5} << 32;
+  const nlohmann::json j = audit;
+  const KernelAudit back = j.get<KernelAudit>();
+  EXPECT_EQ(nlohmann::json(back), j);
+  EXPECT_EQ(back.kernels.at(0).grid, (std::array<int32_t, 3>{132, 2, 1}));
+  EXPECT_EQ(back.peak_aux_bytes, int64_t{5} << 32);
+}
+
+TEST(KernelAuditJsonTest, AnUnmeasuredPeakIsNull) {
+  const nlohmann::json j = KernelAudit{};
+  EXPECT_TRUE(j.at("peak_aux_bytes").is_null());
+  EXPECT_FALSE(j.get<KernelAudit>().peak_aux_bytes.has_value());
+}
+
+TEST(KernelAuditJsonTest, AWorkloadCarriesItsAuditOnlyWhenItHasOne) {
+  WorkloadResult w;
+  w.workload = "w0";
+  EXPECT_FALSE(nlohmann::json(w).contains("audit"));
+  w.audit = KernelAudit{};
+  w.audit->harness_stream = 3;
+  const WorkloadResult back = nlohmann::json(w).get<WorkloadResult>();
+  ASSERT_TRUE(back.audit.has_value());
+  EXPECT_EQ(back.audit->harness_stream, 3u);
+}
+
+}  // namespace
+}  // namespace d2k::record

@@ -1,0 +1,36 @@
+// `d2k results --kernels ID`: per workload, the stored runtime audit (none yet for CPU tasks).
+
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "d2k_run.h"
+
+namespace d2k::e2e {
+namespace {
+
+TEST(ResultsKernelsTest, ListsEachWorkloadAndSaysWhenItHasNoAudit) {
+  const D2kRun run;
+  const RunResult eval = run.d2k({"eval", task_dir("cpu_scale_add").string(), "--impl",
+                                  "reference", "--workload", "small", "--json"});
+  const nlohmann::json record = parse_evaluation(eval);
+  ASSERT_TRUE(record.is_object()) << eval.err;
+  const std::string id = std::to_string(record.at("id").get<int64_t>());
+
+  const RunResult table = run.d2k({"results", "--kernels", id});
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_TRUE(contains(table.out, "evaluation " + id + " · cpu_scale_add")) << table.out;
+  EXPECT_TRUE(contains(table.out, "small — passed\n  no audit recorded\n")) << table.out;
+
+  const RunResult json = run.d2k({"results", "--kernels", id, "--json"});
+  const nlohmann::json audits = nlohmann::json::parse(json.out);
+  ASSERT_EQ(audits.size(), 1u);
+  EXPECT_EQ(audits[0].at("workload"), "small");
+  EXPECT_TRUE(audits[0].at("audit").is_null());
+
+  EXPECT_NE(run.d2k({"results", "--kernels", "999999"}).status, 0);
+}
+
+}  // namespace
+}  // namespace d2k::e2e
