@@ -1,0 +1,33 @@
+#pragma once
+// Where the `bash` tool's commands run. The seam for the sandbox (src/sandbox/): a runner that
+// confines the command the way candidates are confined implements this interface, and
+// `d2k mcp` passes it to BashTool instead of HostCommandRunner.
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+
+#include "native/command.h"
+
+namespace d2k::agent {
+
+class CommandRunner {
+ public:
+  virtual ~CommandRunner() = default;
+  // Runs `command` with bash in `cwd`, stdin empty, stdout and stderr together; the command and
+  // everything it started are killed after `timeout_seconds`; at most `output_limit` bytes of
+  // output are kept.
+  virtual native::CommandResult run(const std::string& command, const std::filesystem::path& cwd,
+                                    double timeout_seconds, size_t output_limit) = 0;
+};
+
+// Runs the command directly on this machine, in a process group of its own.
+class HostCommandRunner : public CommandRunner {
+ public:
+  native::CommandResult run(const std::string& command, const std::filesystem::path& cwd,
+                            double timeout_seconds, size_t output_limit) override {
+    return native::run_command({"bash", "-c", command}, cwd, timeout_seconds, output_limit);
+  }
+};
+
+}  // namespace d2k::agent

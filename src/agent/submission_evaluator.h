@@ -1,0 +1,23 @@
+#pragma once
+// How `submit` has a solution evaluated and finds the baseline it is compared with; tests fake
+// it, `d2k mcp` uses TaskSubmissionEvaluator (the full protocol of `d2k eval`).
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "record/result.h"
+
+namespace d2k::agent {
+
+class SubmissionEvaluator {
+ public:
+  virtual ~SubmissionEvaluator() = default;
+  // Evaluates `solution` and stores the result (its id is set).
+  virtual record::EvaluationResult evaluate(const std::filesystem::path& solution) = 0;
+  // The stored evaluation `stored` when given, else a new (stored) evaluation of the task's
+  // baseline implementation.
+  virtual record::EvaluationResult baseline(std::optional<int64_t> stored) = 0;
+};
+
+}  // namespace d2k::agent

@@ -1,0 +1,13 @@
+#include "mcp/protocol_version.h"
+
+#include <algorithm>
+
+namespace d2k::mcp {
+
+std::string negotiate_version(std::string_view requested) {
+  const bool known = std::find(kLegacyVersions.begin(), kLegacyVersions.end(), requested) !=
+                     kLegacyVersions.end();
+  return std::string(known ? requested : kLegacyVersions.front());
+}
+
+}  // namespace d2k::mcp

@@ -1,0 +1,176 @@
+#include "store/agent_store.h"
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+#include "util/text.h"
+
+namespace d2k::store {
+namespace {
+
+constexpr const char* kRunColumns =
+    "id, created_at, finished_at, task_id, config, agent, model, workspace, turn_budget, "
+    "turns_used, turn_source, status, prompt_tokens, completion_tokens, cost_usd, "
+    "final_evaluation_id, baseline_evaluation_id";
+
+std::optional<int64_t> optional_int(const Statement& row, int column) {
+  if (row.column_is_null(column)) return std::nullopt;
+  return row.column_int(column);
+}
+
+void bind_optional_int(Statement& statement, int index, const std::optional<int64_t>& value) {
+  if (value) {
+    statement.bind_int(index, *value);
+  } else {
+    statement.bind_null(index);
+  }
+}
+
+AgentRun read_run(const Statement& row) {
+  AgentRun run;
+  run.id = row.column_int(0);
+  run.created_at = row.column_text(1);
+  if (!row.column_is_null(2)) run.finished_at = row.column_text(2);
+  run.task_id = row.column_text(3);
+  run.config = row.column_text(4);
+  run.agent = row.column_text(5);
+  run.model = row.column_text(6);
+  run.workspace = row.column_text(7);
+  run.turn_budget = static_cast<int>(row.column_int(8));
+  run.turns_used = static_cast<int>(row.column_int(9));
+  run.turn_source = row.column_text(10);
+  run.status = row.column_text(11);
+  run.prompt_tokens = optional_int(row, 12);
+  run.completion_tokens = optional_int(row, 13);
+  if (!row.column_is_null(14)) run.cost_usd = row.column_double(14);
+  run.final_evaluation_id = optional_int(row, 15);
+  run.baseline_evaluation_id = optional_int(row, 16);
+  return run;
+}
+
+// The columns update_run() writes, bound from ?2 on (?1 is the id).
+void bind_mutable(Statement& statement, const AgentRun& run) {
+  if (run.finished_at) {
+    statement.bind_text(2, *run.finished_at);
+  } else {
+    statement.bind_null(2);
+  }
+  statement.bind_text(3, run.task_id);
+  statement.bind_text(4, run.config);
+  statement.bind_text(5, run.agent);
+  statement.bind_text(6, run.model);
+  statement.bind_text(7, run.workspace);
+  statement.bind_int(8, run.turn_budget);
+  statement.bind_int(9, run.turns_used);
+  statement.bind_text(10, run.turn_source);
+  statement.bind_text(11, run.status);
+  bind_optional_int(statement, 12, run.prompt_tokens);
+  bind_optional_int(statement, 13, run.completion_tokens);
+  if (run.cost_usd) {
+    statement.bind_double(14, *run.cost_usd);
+  } else {
+    statement.bind_null(14);
+  }
+  bind_optional_int(statement, 15, run.final_evaluation_id);
+  bind_optional_int(statement, 16, run.baseline_evaluation_id);
+}
+
+}  // namespace
+
+AgentStore AgentStore::open(const std::filesystem::path& path) {
+  Store::open(path);  // creates the file and brings its schema up to date
+  Database db(path);
+  sqlite3_busy_timeout(db.handle(), 10'000);
+  db.exec("PRAGMA foreign_keys = ON");
+  return AgentStore(std::move(db));
+}
+
+int64_t AgentStore::create_run(AgentRun& run) {
+  if (run.created_at.empty()) run.created_at = util::utc_now_iso8601();
+  Statement insert = db_.prepare(
+      "INSERT INTO agent_runs (created_at, finished_at, task_id, config, agent, model, workspace, "
+      "turn_budget, turns_used, turn_source, status, prompt_tokens, completion_tokens, cost_usd, "
+      "final_evaluation_id, baseline_evaluation_id) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+  insert.bind_text(1, run.created_at);
+  bind_mutable(insert, run);
+  insert.step();
+  run.id = db_.last_insert_rowid();
+  return run.id;
+}
+
+void AgentStore::update_run(const AgentRun& run) {
+  Statement update = db_.prepare(
+      "UPDATE agent_runs SET finished_at = ?2, task_id = ?3, config = ?4, agent = ?5, model = ?6, "
+      "workspace = ?7, turn_budget = ?8, turns_used = ?9, turn_source = ?10, status = ?11, "
+      "prompt_tokens = ?12, completion_tokens = ?13, cost_usd = ?14, final_evaluation_id = ?15, "
+      "baseline_evaluation_id = ?16 WHERE id = ?1");
+  update.bind_int(1, run.id);
+  bind_mutable(update, run);
+  update.step();
+  if (sqlite3_changes(db_.handle()) != 1) {
+    throw StoreError("no agent run " + std::to_string(run.id) + " to update");
+  }
+}
+
+std::optional<AgentRun> AgentStore::load_run(int64_t id) const {
+  Statement select = db_.prepare(std::string("SELECT ") + kRunColumns + " FROM agent_runs WHERE id = ?1");
+  select.bind_int(1, id);
+  if (!select.step()) return std::nullopt;
+  return read_run(select);
+}
+
+std::optional<AgentRun> AgentStore::latest_run_in(const std::string& workspace) const {
+  Statement select = db_.prepare(std::string("SELECT ") + kRunColumns +
+                                 " FROM agent_runs WHERE workspace = ?1 ORDER BY id DESC LIMIT 1");
+  select.bind_text(1, workspace);
+  if (!select.step()) return std::nullopt;
+  return read_run(select);
+}
+
+void AgentStore::append_event(AgentEvent& event) {
+  if (event.at.empty()) event.at = util::utc_now_iso8601();
+  Transaction transaction(db_);
+  Statement next = db_.prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_events WHERE run_id = ?1");
+  next.bind_int(1, event.run_id);
+  next.step();
+  event.seq = static_cast<int>(next.column_int(0));
+  Statement insert = db_.prepare(
+      "INSERT INTO agent_events (run_id, seq, at, turn, kind, tool, payload_json, evaluation_id) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  insert.bind_int(1, event.run_id);
+  insert.bind_int(2, event.seq);
+  insert.bind_text(3, event.at);
+  insert.bind_int(4, event.turn);
+  insert.bind_text(5, event.kind);
+  insert.bind_text(6, event.tool);
+  // Tool output may hold invalid UTF-8; it is kept with U+FFFD in its place.
+  insert.bind_text(7, event.payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  bind_optional_int(insert, 8, event.evaluation_id);
+  insert.step();
+  transaction.commit();
+}
+
+std::vector<AgentEvent> AgentStore::events(int64_t run_id, const std::optional<std::string>& kind) const {
+  Statement select = db_.prepare(
+      "SELECT run_id, seq, at, turn, kind, tool, payload_json, evaluation_id FROM agent_events "
+      "WHERE run_id = ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY seq");
+  select.bind_int(1, run_id);
+  select.bind_optional_text(2, kind);
+  std::vector<AgentEvent> events;
+  while (select.step()) {
+    AgentEvent event;
+    event.run_id = select.column_int(0);
+    event.seq = static_cast<int>(select.column_int(1));
+    event.at = select.column_text(2);
+    event.turn = static_cast<int>(select.column_int(3));
+    event.kind = select.column_text(4);
+    event.tool = select.column_text(5);
+    event.payload = nlohmann::json::parse(select.column_text(6));
+    event.evaluation_id = optional_int(select, 7);
+    events.push_back(std::move(event));
+  }
+  return events;
+}
+
+}  // namespace d2k::store

@@ -1,0 +1,40 @@
+#pragma once
+// The agent_runs and agent_events tables of the store (schema v6). A connection of its own on
+// the same file as Store, which it opens first so that the schema is current.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/agent_event.h"
+#include "store/agent_run.h"
+#include "store/database.h"
+
+namespace d2k::store {
+
+class AgentStore {
+ public:
+  static AgentStore open(const std::filesystem::path& path);
+
+  // Inserts `run`; sets its id (and created_at, if empty) and returns the id.
+  int64_t create_run(AgentRun& run);
+  // Writes every column but id and created_at.
+  void update_run(const AgentRun& run);
+  std::optional<AgentRun> load_run(int64_t id) const;
+  // The newest run prepared in `workspace` (an absolute path, as created).
+  std::optional<AgentRun> latest_run_in(const std::string& workspace) const;
+
+  // Appends `event` to its run with the next sequence number (and the time, if empty).
+  void append_event(AgentEvent& event);
+  // The run's events in order; only those of `kind` when given.
+  std::vector<AgentEvent> events(int64_t run_id, const std::optional<std::string>& kind = {}) const;
+
+ private:
+  explicit AgentStore(Database db) : db_(std::move(db)) {}
+
+  Database db_;
+};
+
+}  // namespace d2k::store
