@@ -6,14 +6,17 @@ packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libdlpack-dev
   libxxhash-dev pybind11-dev python3-dev   # libraries (README: "Dependencies")
   libcpp-httplib-dev libssl-dev            # the judge's HTTP(S) client
+  libmuparser-dev                          # formulas in task configs (work model, memory bound)
   libgtest-dev libgmock-dev               # tests
+  chromium                                # tests: the HTML report loads without console errors
   python3-torch python3-numpy             # the CPU end-to-end tests run real PyTorch
 )
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-# Node.js and npm run the JSON Schema oracle (tests/schema_oracle); any installation will do.
+# Node.js and npm run the JSON Schema oracle (tests/schema_oracle) and the MCP SDK client that
+# drives `d2k mcp` (tests/mcp_client); any installation will do.
 command -v node > /dev/null && command -v npm > /dev/null || missing+=(nodejs npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 as_root=()

@@ -7,12 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# cpp-httplib (the judge's client) is a shared library: its runtime package comes too, found at
-# run time through the build tree's RPATH. It needs OpenSSL's headers to compile against, and
-# at run time the machine's own libssl3, zlib and brotli libraries.
+# cpp-httplib (the judge's client) and muparser (task formulas) are shared libraries: their
+# runtime packages come too, found at run time through the build tree's RPATH. cpp-httplib needs
+# OpenSSL's headers to compile against, and at run time the machine's own libssl3, zlib and
+# brotli libraries.
 packages=(nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libdlpack-dev
           libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev libcpp-httplib0.11
-          libssl-dev libssl3)
+          libssl-dev libssl3 libmuparser-dev libmuparser2v5)
 
 rm -rf .device
 mkdir -p .device/debs .device/root

@@ -7,6 +7,11 @@ tools/install_deps.sh
 # ajv, the oracle the schema validator is cross-checked against; in CI its test must not skip.
 (cd tests/schema_oracle && npm ci --no-audit --no-fund)
 export D2K_REQUIRE_SCHEMA_ORACLE=1
+# The official MCP TypeScript SDK client that drives `d2k mcp`; in CI its test must not skip.
+(cd tests/mcp_client && npm ci --no-audit --no-fund)
+export D2K_REQUIRE_MCP_CLIENT=1
+# Chromium (installed above) checks the HTML report; without it those tests would only skip.
+export D2K_REQUIRE_CHROMIUM=1
 tools/build.sh
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 600

@@ -13,7 +13,12 @@ const std::vector<Command>& commands() {
       {"eval", "evaluate an implementation of a task", define_eval},
       {"results", "query stored evaluations", define_results},
       {"judge", "score an implementation or a design with an LLM judge", define_judge},
+      {"report", "render the paper's tables and figures from the store", define_report},
+      {"doctor", "check the toolchain and measure the device's speed-of-light ceilings",
+       define_doctor},
       {"timing-methods", "list the timing methods", define_timing_methods},
+      {"agent", "run a coding agent on a task through the MCP tools", define_agent},
+      {"mcp", "serve the agent tools over MCP (stdio)", define_mcp},
       {"worker", "internal: run one evaluation worker", define_worker},
   };
   return table;

@@ -16,7 +16,11 @@ std::function<int()> define_validate_guidance(CLI::App& app, const GlobalOptions
 std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_results(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_judge(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_report(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_doctor(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_timing_methods(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_worker(CLI::App& app, const GlobalOptions& global);
 
 std::filesystem::path tasks_root(const GlobalOptions& global);

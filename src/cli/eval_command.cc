@@ -22,6 +22,8 @@ struct EvalFlags {
   bool json = false;
   bool no_cache = false;
   bool no_store = false;
+  bool no_sandbox = false;
+  bool build_only = false;
 };
 
 // A GPU task on a machine without a usable device: say so and point at the CPU demo.
@@ -32,6 +34,25 @@ int explain_missing_device(const task::Task& task, const std::string& reason) {
                "       d2k eval cpu_demo_softmax --impl baseline\n",
                task.id.c_str(), reason.c_str());
   return kExitUsage;
+}
+
+// `--build-only`: the compile step of an evaluation and nothing else.
+int build_only(const task::Task& task, const std::string& solution, bool json) {
+  eval::EvaluatorOptions options;
+  options.solution = solution;
+  options.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  const native::BuildOutcome outcome = eval::Evaluator(task, nullptr, options).build_only();
+  if (json) {
+    const record::Build build{outcome.cached, outcome.seconds, outcome.hash, outcome.command};
+    nlohmann::json out = {{"ok", outcome.ok}, {"build", build}, {"library", outcome.library.string()}};
+    if (!outcome.ok) out["diagnostics"] = outcome.diagnostics;
+    fmt::print("{}\n", out.dump(2));
+  } else if (!outcome.ok) {
+    fmt::print("{}\n", outcome.diagnostics);
+  } else {
+    fmt::print("{} {}\n", outcome.cached ? "cached" : "built", outcome.library.string());
+  }
+  return outcome.ok ? kExitPassed : kExitFailed;
 }
 
 }  // namespace
@@ -53,6 +74,12 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
   app.add_flag("--json", flags->json, "print the evaluation record as JSON");
   app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert again");
   app.add_flag("--no-store", flags->no_store, "do not save the result");
+  app.add_flag("--no-sandbox", flags->no_sandbox,
+               "run candidate workers without the sandbox (the record says so)");
+  app.add_flag("--build-only", flags->build_only,
+               "compile a .cu/.cpp candidate (or find it in the build cache) and stop; needs no "
+               "GPU. Exit 0 when it built, 1 on a compile error (the compiler's output follows)")
+      ->needs(solution);
   return [flags, &global] {
     if (flags->solution.empty() && flags->impl.empty()) {
       throw std::runtime_error("give --solution FILE or --impl reference|baseline|expert");
@@ -60,6 +87,7 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
     const task::Task task = resolve_task(global, flags->task);
     // Before the device check: a language the task refuses is the first thing to fix.
     if (!flags->solution.empty()) eval::candidate_language(task, flags->solution);
+    if (flags->build_only) return build_only(task, flags->solution, flags->json);
     if (task.evaluation.device == task::Device::cuda) {
       const auto availability = runtime::probe_cuda_device();
       if (!availability.available) return explain_missing_device(task, availability.reason);
@@ -77,6 +105,9 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
     };
     std::optional<store::Store> store;
     if (!flags->no_store) store.emplace(store::Store::open(store_path(global)));
+    options.sandbox = !flags->no_sandbox;
+    // The default store may sit in a task's or candidate's folder; hide it either way.
+    options.store_path = store_path(global);
     eval::Evaluator evaluator(task, store ? &*store : nullptr, options);
     const record::EvaluationResult result = evaluator.run();
     if (tty) std::fprintf(stderr, "\r\033[K");

@@ -1,6 +1,7 @@
 #include "cli/result_table.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,11 @@ std::string format_seconds(double seconds) {
   if (seconds >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
   if (seconds >= 1e-6) return fmt::format("{:.2f} us", seconds * 1e6);
   return fmt::format("{:.1f} ns", seconds * 1e9);
+}
+
+std::string format_sol_percent(const std::optional<record::SpeedOfLight>& sol) {
+  if (!sol || !std::isfinite(sol->fraction)) return "-";
+  return fmt::format("{:.1f}%", 100.0 * sol->fraction);
 }
 
 std::string render_evaluation(const record::EvaluationResult& result) {
@@ -27,8 +33,14 @@ std::string render_evaluation(const record::EvaluationResult& result) {
                          result.build->seconds, result.build->hash);
     }
   }
-  out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9}  {}\n", "workload", "verdict",
-                     "max err", "mean", "cv", "samples", "reason");
+  if (!result.sandbox.empty()) out += "sandbox: " + result.sandbox + "\n";
+  for (const auto& finding : result.findings) {
+    const std::string place =
+        finding.line > 0 ? fmt::format("{}:{}", finding.file, finding.line) : finding.file;
+    out += fmt::format("invalid: {}: {} [{}]\n", place, finding.message, finding.rule);
+  }
+  out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9} {:>7}  {}\n", "workload", "verdict",
+                     "max err", "mean", "cv", "samples", "%SOL", "reason");
   for (const auto& w : result.workloads) {
     double worst = 0.0;
     for (const auto& trial : w.trials) {
@@ -41,9 +53,9 @@ std::string render_evaluation(const record::EvaluationResult& result) {
                   : "-";
     std::string reason = w.reason_code;
     if (w.from_cache) reason = "(cached)";
-    out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9}  {}\n", w.workload,
+    out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9} {:>7}  {}\n", w.workload,
                        record::to_string(w.verdict), w.trials.empty() ? "-" : fmt::format("{:.2e}", worst),
-                       mean, cv, samples, reason);
+                       mean, cv, samples, format_sol_percent(w.sol), reason);
   }
   for (const auto& w : result.workloads) {
     if (w.verdict == record::Verdict::passed || w.message.empty()) continue;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "record/result.h"
@@ -8,6 +9,9 @@ namespace d2k::cli {
 
 // "41.72 ms", "830.1 us": a latency in the unit that keeps three or four significant digits.
 std::string format_seconds(double seconds);
+// "41.3%": the fraction of the speed-of-light bound a workload's latency reached; "-" without a
+// bound or a latency.
+std::string format_sol_percent(const std::optional<record::SpeedOfLight>& sol);
 // The human table `d2k eval` and `d2k results --id` print.
 std::string render_evaluation(const record::EvaluationResult& result);
 

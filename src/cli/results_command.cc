@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/kernel_table.h"
 #include "cli/result_table.h"
 #include "store/store.h"
 
@@ -12,6 +13,7 @@ struct ResultsFlags {
   std::string impl;
   int limit = 20;
   int64_t id = 0;
+  int64_t kernels_id = 0;
   bool passed_only = false;
   bool json = false;
 };
@@ -24,10 +26,27 @@ std::function<int()> define_results(CLI::App& app, const GlobalOptions& global) 
   app.add_option("--impl", flags->impl, "only this implementation kind");
   app.add_option("--limit", flags->limit, "at most this many rows (0: all)");
   app.add_option("--id", flags->id, "show this evaluation in full");
+  app.add_option("--kernels", flags->kernels_id,
+                 "show what this evaluation's audit calls ran on the device");
   app.add_flag("--passed", flags->passed_only, "only evaluations that passed");
   app.add_flag("--json", flags->json, "JSON output");
   return [flags, &global] {
     const store::Store store = store::Store::open(store_path(global));
+    if (flags->kernels_id != 0) {
+      const auto result = store.load(flags->kernels_id);
+      if (!result) throw std::runtime_error(fmt::format("no evaluation {}", flags->kernels_id));
+      if (!flags->json) {
+        fmt::print("{}", render_kernels(*result));
+        return kExitPassed;
+      }
+      nlohmann::json out = nlohmann::json::array();
+      for (const auto& w : result->workloads) {
+        out.push_back({{"workload", w.workload}, {"findings", w.findings}});
+        out.back()["audit"] = w.audit ? nlohmann::json(*w.audit) : nlohmann::json(nullptr);
+      }
+      fmt::print("{}\n", out.dump(2));
+      return kExitPassed;
+    }
     if (flags->id != 0) {
       const auto result = store.load(flags->id);
       if (!result) throw std::runtime_error(fmt::format("no evaluation {}", flags->id));

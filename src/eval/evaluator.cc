@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "eval/speed_of_light_bound.h"
 #include "eval/trial_plan.h"
 #include "timing/method_registry.h"
 #include "eval/worker_job.h"
@@ -16,6 +19,7 @@
 #include "runtime/cuda_driver.h"
 #include "util/hash.h"
 #include "util/text.h"
+#include "validity/candidate_check.h"
 
 namespace d2k::eval {
 namespace {
@@ -122,6 +126,24 @@ Ending drive(WorkerProcess& worker, const Limits& limits,
   }
 }
 
+// Every workload of a candidate that broke a rule: invalid, with the first finding's reason
+// code and all findings, with file and line, in the message.
+record::WorkloadResult invalid_by_findings(const std::string& label,
+                                           const std::vector<record::Finding>& findings) {
+  record::WorkloadResult result;
+  result.workload = label;
+  result.verdict = record::Verdict::invalid;
+  result.reason_code = findings.front().reason_code;
+  std::vector<std::string> lines;
+  for (const auto& finding : findings) {
+    const std::string place =
+        finding.line > 0 ? fmt::format("{}:{}", finding.file, finding.line) : finding.file;
+    lines.push_back(fmt::format("{}: {} [{}]", place, finding.message, finding.rule));
+  }
+  result.message = fmt::format("static check: {}", fmt::join(lines, "\n"));
+  return result;
+}
+
 }  // namespace
 
 task::Language candidate_language(const task::Task& task, const std::filesystem::path& file) {
@@ -199,6 +221,11 @@ record::EvaluationResult Evaluator::run() {
     library_ = built->library;
   }
 
+  // The static gate: a candidate that breaks a rule runs no worker (the reference is the task's
+  // own definition of the operator and is not checked).
+  if (options_.kind != task::ImplKind::reference) {
+    result.findings = validity::check_candidate(implementation_, language_, library_, task_.rules);
+  }
   // A stored latency stands in only when it was measured the same way.
   const bool cacheable = options_.use_cache && options_.kind != task::ImplKind::solution &&
                          !options_.timing_method;
@@ -212,6 +239,10 @@ record::EvaluationResult Evaluator::run() {
       failed.reason_code = "compile_error";
       failed.message = built->diagnostics;
       result.workloads.push_back(std::move(failed));
+      continue;
+    }
+    if (!result.findings.empty()) {
+      result.workloads.push_back(invalid_by_findings(workload.label, result.findings));
       continue;
     }
     if (cacheable && store_ != nullptr) {
@@ -232,8 +263,28 @@ record::EvaluationResult Evaluator::run() {
   if (result.workloads.empty() && options_.workload) {
     throw std::runtime_error("task " + task_.id + " has no workload '" + *options_.workload + "'");
   }
+  if (store_ != nullptr && task_.work_model) {
+    // Recomputed for cached workloads too: the newest ceilings of this device apply.
+    const auto ceilings = store_->latest_device_ceilings(result.environment.device_name);
+    if (ceilings) attach_speed_of_light(task_, *ceilings, result);
+  }
+  result.sandbox = sandbox_summary_;
   if (store_ != nullptr) store_->save(result);
   return result;
+}
+
+native::BuildOutcome Evaluator::build_only() const {
+  if (language_ == task::Language::python) {
+    throw std::runtime_error("only native candidates (.cu, .cpp) are built; " +
+                             implementation_.filename().string() + " is Python");
+  }
+  // The device is part of the cache key; without one, the object is keyed as built blind.
+  std::string device_name = "no device";
+  try {
+    device_name = describe_device(task_.evaluation.device);
+  } catch (const std::exception&) {
+  }
+  return build(device_name);
 }
 
 native::BuildOutcome Evaluator::build(const std::string& device_name) const {
@@ -259,6 +310,38 @@ native::BuildOutcome Evaluator::build(const std::string& device_name) const {
     note(fmt::format("build: failed after {:.2f} s", outcome.seconds));
   }
   return outcome;
+}
+
+sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch) const {
+  const std::filesystem::path task_dir = std::filesystem::absolute(task_.dir);
+  sandbox::Policy policy;
+  // What a task shows a candidate is its description, inputs and contract: never the expert,
+  // the judge's criteria or the reference's code, unless that is what is being evaluated.
+  for (const auto& hidden : {task_dir / "expert", task_dir / "judge_criteria.md",
+                             task_dir / "reference.py"}) {
+    const auto inside = std::filesystem::absolute(implementation_).lexically_relative(hidden);
+    if (inside.empty() || *inside.begin() != "..") continue;
+    policy.hidden.push_back(hidden);
+  }
+  if (!options_.store_path.empty()) {
+    const auto store = std::filesystem::absolute(options_.store_path);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      policy.hidden.push_back(store.string() + suffix);
+    }
+  }
+  // Other evaluations' scratch folders share the root; only this one stays visible.
+  const auto root = std::filesystem::absolute(options_.scratch_root);
+  if (root != root.root_path()) policy.hidden_except_writable.push_back(root);
+  policy.writable.push_back(scratch);
+  // What the worker itself reads may sit inside the scratch root (tests keep everything there).
+  policy.readable = {std::filesystem::absolute(implementation_).parent_path(), task_dir};
+  if (!library_.empty()) policy.readable.push_back(std::filesystem::absolute(library_));
+  const double cores = std::max(1u, std::thread::hardware_concurrency());
+  policy.limits.cpu_seconds =
+      static_cast<rlim_t>(std::ceil(task_.evaluation.workload_timeout_seconds * cores));
+  policy.limits.file_bytes = rlim_t{16} << 30;  // far above any task's largest tensor file
+  policy.limits.processes = 4096;               // threads count: BLAS and CUDA start many
+  return policy;
 }
 
 record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Workload& workload,
@@ -297,7 +380,22 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
         task::to_string(role == WorkerRole::reference ? task::Language::python : language_);
     job.trials = plan.all();
     const std::string name = role == WorkerRole::reference ? "reference" : "candidate";
-    auto worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"));
+    std::unique_ptr<WorkerProcess> worker;
+    if (role == WorkerRole::candidate && options_.sandbox) {
+      // Temporary files and Triton's kernel cache go to the scratch folder, the one place the
+      // candidate may write; nothing it writes outlives the workload.
+      std::filesystem::create_directories(scratch.path() / "tmp");
+      std::filesystem::create_directories(scratch.path() / "triton");
+      const sandbox::Policy policy = candidate_policy(scratch.path());
+      worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"), &policy,
+                                    {{"TMPDIR", (scratch.path() / "tmp").string()},
+                                     {"TRITON_CACHE_DIR", (scratch.path() / "triton").string()},
+                                     {"TRITON_HOME", (scratch.path() / "triton").string()}});
+      if (sandbox_summary_.empty()) sandbox_summary_ = worker->sandbox_report().summary();
+    } else {
+      worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"));
+      if (role == WorkerRole::candidate) sandbox_summary_ = "sandbox disabled (--no-sandbox)";
+    }
     worker->channel().set_token(new_channel_token());
     worker->channel().send(job);
     std::string detail;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "native/builder.h"
+#include "sandbox/policy.h"
 #include "record/result.h"
 #include "store/store.h"
 #include "task/task.h"
@@ -21,6 +22,8 @@ struct EvaluatorOptions {
   std::filesystem::path worker_binary;   // the d2k executable; defaults to this process's
   std::filesystem::path scratch_root;    // where workers write tensors; defaults to $D2K_SCRATCH or the temp dir
   std::function<void(const std::string&)> progress;  // one line per phase
+  bool sandbox = true;  // run candidate workers in the sandbox (docs/protocol.md, "Sandbox")
+  std::filesystem::path store_path;  // hidden from candidate workers; empty when there is none
 };
 
 // The evaluation pipeline for one implementation of one task: per workload, a reference worker
@@ -37,12 +40,19 @@ class Evaluator {
   // Runs every selected workload and saves the result (when a store is given).
   record::EvaluationResult run();
 
+  // Compiles a native candidate, or finds it in the build cache, without evaluating it: a
+  // compile check that also works on a machine without the task's device. Throws
+  // std::runtime_error for a Python candidate.
+  native::BuildOutcome build_only() const;
+
  private:
   record::WorkloadResult evaluate_workload(size_t index, const task::Workload& workload,
                                            record::Environment& environment);
   // Compiles (or finds in the cache) the native candidate; notes how in the progress lines.
   native::BuildOutcome build(const std::string& device_name) const;
   void note(const std::string& line) const;
+  // What a candidate worker of this workload may see and do.
+  sandbox::Policy candidate_policy(const std::filesystem::path& scratch) const;
 
   const task::Task& task_;
   store::Store* store_;
@@ -51,6 +61,7 @@ class Evaluator {
   task::Language language_ = task::Language::python;
   std::filesystem::path library_;  // the native candidate's shared object, once built
   uint64_t base_seed_;
+  std::string sandbox_summary_;  // from the first candidate worker
 };
 
 // The language of `file` (by extension) when `task` accepts it; otherwise throws

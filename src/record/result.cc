@@ -109,6 +109,7 @@ void to_json(nlohmann::json& j, const WorkloadResult& v) {
   if (v.workspace_bytes) j["workspace_bytes"] = *v.workspace_bytes;
   if (v.sol) j["sol"] = *v.sol;
   if (!v.findings.empty()) j["findings"] = v.findings;
+  if (v.audit) j["audit"] = *v.audit;
 }
 
 void from_json(const nlohmann::json& j, WorkloadResult& v) {
@@ -128,6 +129,10 @@ void from_json(const nlohmann::json& j, WorkloadResult& v) {
   v.sol.reset();
   if (auto sol = j.find("sol"); sol != j.end() && !sol->is_null()) v.sol = sol->get<SpeedOfLight>();
   v.findings = value_or<std::vector<Finding>>(j, "findings", {});
+  v.audit.reset();
+  if (auto audit = j.find("audit"); audit != j.end() && !audit->is_null()) {
+    v.audit = audit->get<KernelAudit>();
+  }
 }
 
 void to_json(nlohmann::json& j, const Environment& v) {
@@ -173,6 +178,7 @@ void to_json(nlohmann::json& j, const EvaluationResult& v) {
        {"workloads", v.workloads}};
   if (v.build) j["build"] = *v.build;
   if (!v.findings.empty()) j["findings"] = v.findings;
+  if (!v.sandbox.empty()) j["sandbox"] = v.sandbox;
 }
 
 void from_json(const nlohmann::json& j, EvaluationResult& v) {
@@ -192,6 +198,7 @@ void from_json(const nlohmann::json& j, EvaluationResult& v) {
     v.build = build->get<Build>();
   }
   v.findings = value_or<std::vector<Finding>>(j, "findings", {});
+  v.sandbox = value_or<std::string>(j, "sandbox", "");
 }
 
 }  // namespace d2k::record

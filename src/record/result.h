@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record/finding.h"
+#include "record/kernel_audit.h"
 #include "record/speed_of_light.h"
 
 namespace d2k::record {
@@ -76,6 +77,7 @@ struct WorkloadResult {
   std::optional<int64_t> workspace_bytes;  // what a native candidate's setup asked for
   std::optional<SpeedOfLight> sol;         // when the task has a work model and ceilings exist
   std::vector<Finding> findings;           // runtime-audit violations of this workload
+  std::optional<KernelAudit> audit;        // what the traced, untimed audit call ran
 };
 
 struct Environment {
@@ -110,6 +112,9 @@ struct EvaluationResult {
   Environment environment;
   std::optional<Build> build;  // native candidates only
   std::vector<Finding> findings;  // static-analysis violations, before any workload ran
+  // Which sandbox protections the candidate workers ran under, and which were unavailable
+  // (docs/protocol.md, "Sandbox"); empty when no candidate worker ran.
+  std::string sandbox;
   std::vector<WorkloadResult> workloads;
 
   bool passed() const;

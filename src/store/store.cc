@@ -179,7 +179,8 @@ constexpr int kSchemaVersion = static_cast<int>(kMigrations.size());
 constexpr std::string_view kWorkloadColumns =
     "w.workload, w.verdict, w.reason_code, w.message, w.wall_seconds, w.from_cache, "
     "w.latency_method, w.latency_mean_s, w.latency_stdev_s, w.latency_min_s, w.latency_max_s, "
-    "w.calls_per_sample, w.samples_json, w.trials_json, w.workspace_bytes";
+    "w.calls_per_sample, w.samples_json, w.trials_json, w.workspace_bytes, w.sol_json, "
+    "w.audit_json";
 
 // JSON has no NaN or infinity (nlohmann writes null, which reads back as 0.0), so non-finite
 // doubles inside JSON columns are written as {"$double": "nan" | "inf" | "-inf"}.
@@ -250,6 +251,15 @@ record::WorkloadResult read_workload(const Statement& row) {
   }
   w.trials = from_json_text(row.column_text(13)).get<std::vector<record::TrialCheck>>();
   if (!row.column_is_null(14)) w.workspace_bytes = row.column_int(14);
+  if (!row.column_is_null(15)) {
+    w.sol = from_json_text(row.column_text(15)).get<record::SpeedOfLight>();
+  }
+  if (!row.column_is_null(16)) {
+    // {"findings": [...], "audit": {...} or null}; peak_aux_bytes is a copy kept for SQL queries.
+    const nlohmann::json audit = from_json_text(row.column_text(16));
+    w.findings = audit.at("findings").get<std::vector<record::Finding>>();
+    if (!audit.at("audit").is_null()) w.audit = audit.at("audit").get<record::KernelAudit>();
+  }
   return w;
 }
 
@@ -332,8 +342,8 @@ int64_t Store::save(record::EvaluationResult& result) {
 
   Statement evaluation = db_.prepare(
       "INSERT INTO evaluations (created_at, task_id, impl_kind, impl_path, impl_hash, device, "
-      "protocol_version, base_seed, environment_id, passed, build_json) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+      "protocol_version, base_seed, environment_id, passed, build_json, validity_json) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   evaluation.bind_text(1, result.created_at);
   evaluation.bind_text(2, result.task_id);
   evaluation.bind_text(3, result.impl_kind);
@@ -350,6 +360,13 @@ int64_t Store::save(record::EvaluationResult& result) {
   } else {
     evaluation.bind_null(11);
   }
+  // Static findings and the sandbox's protections (docs/protocol.md); NULL when neither exists.
+  if (!result.findings.empty() || !result.sandbox.empty()) {
+    evaluation.bind_text(12, nlohmann::json{{"findings", result.findings},
+                                            {"sandbox", result.sandbox}}.dump());
+  } else {
+    evaluation.bind_null(12);
+  }
   evaluation.step();
   const int64_t id = db_.last_insert_rowid();
 
@@ -357,8 +374,9 @@ int64_t Store::save(record::EvaluationResult& result) {
       "INSERT INTO workload_results (evaluation_id, ordinal, workload, verdict, reason_code, "
       "message, wall_seconds, from_cache, latency_method, latency_mean_s, latency_stdev_s, "
       "latency_min_s, latency_max_s, calls_per_sample, samples_json, trials_json, "
-      "workspace_bytes) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+      "workspace_bytes, sol_json, audit_json, peak_aux_bytes) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+      "?19, ?20)");
   for (size_t ordinal = 0; ordinal < result.workloads.size(); ++ordinal) {
     const record::WorkloadResult& w = result.workloads[ordinal];
     workload.bind_int(1, id);
@@ -386,6 +404,23 @@ int64_t Store::save(record::EvaluationResult& result) {
     } else {
       workload.bind_null(17);
     }
+    if (w.sol) {
+      workload.bind_text(18, to_json_text(*w.sol));
+    } else {
+      workload.bind_null(18);
+    }
+    if (w.audit || !w.findings.empty()) {
+      nlohmann::json audit = {{"findings", w.findings}};
+      audit["audit"] = w.audit ? nlohmann::json(*w.audit) : nlohmann::json(nullptr);
+      workload.bind_text(19, to_json_text(audit));
+    } else {
+      workload.bind_null(19);
+    }
+    if (w.audit && w.audit->peak_aux_bytes) {
+      workload.bind_int(20, *w.audit->peak_aux_bytes);
+    } else {
+      workload.bind_null(20);
+    }
     workload.step();
     workload.reset();
   }
@@ -400,7 +435,7 @@ std::optional<record::EvaluationResult> Store::load(int64_t id) const {
   Statement evaluation = db_.prepare(
       "SELECT e.created_at, e.task_id, e.impl_kind, e.impl_path, e.impl_hash, e.device, "
       "e.protocol_version, e.base_seed, env.device_name, env.driver, env.cuda, env.torch, "
-      "env.triton, env.python, env.host, env.d2k_version, e.build_json "
+      "env.triton, env.python, env.host, env.d2k_version, e.build_json, e.validity_json "
       "FROM evaluations e JOIN environments env ON env.id = e.environment_id WHERE e.id = ?1");
   evaluation.bind_int(1, id);
   if (!evaluation.step()) return std::nullopt;
@@ -426,6 +461,11 @@ std::optional<record::EvaluationResult> Store::load(int64_t id) const {
   env.d2k_version = evaluation.column_text(15);
   if (!evaluation.column_is_null(16)) {
     result.build = from_json_text(evaluation.column_text(16)).get<record::Build>();
+  }
+  if (!evaluation.column_is_null(17)) {
+    const nlohmann::json validity = from_json_text(evaluation.column_text(17));
+    result.findings = validity.value("findings", std::vector<record::Finding>{});
+    result.sandbox = validity.value("sandbox", "");
   }
 
   Statement workloads = db_.prepare("SELECT " + std::string(kWorkloadColumns) +
@@ -592,6 +632,35 @@ std::vector<record::JudgeAssessment> Store::list_judge_assessments(const JudgeQu
     rows.push_back(std::move(a));
   }
   return rows;
+}
+
+int64_t Store::save_device_ceilings(const record::Environment& environment,
+                                   record::DeviceCeilings& ceilings,
+                                   const std::vector<record::ToolchainComponent>& toolchain) {
+  if (ceilings.created_at.empty()) ceilings.created_at = util::utc_now_iso8601();
+  Transaction transaction(db_);
+  Statement insert = db_.prepare(
+      "INSERT INTO device_ceilings (created_at, environment_id, ceilings_json, toolchain_json) "
+      "VALUES (?1, ?2, ?3, ?4)");
+  insert.bind_text(1, ceilings.created_at);
+  insert.bind_int(2, environment_id(environment));
+  insert.bind_text(3, to_json_text(ceilings));
+  insert.bind_text(4, to_json_text(toolchain));
+  insert.step();
+  const int64_t id = db_.last_insert_rowid();
+  transaction.commit();
+  return id;
+}
+
+std::optional<record::DeviceCeilings> Store::latest_device_ceilings(
+    const std::string& device_name) const {
+  Statement select = db_.prepare(
+      "SELECT c.ceilings_json FROM device_ceilings c "
+      "JOIN environments env ON env.id = c.environment_id WHERE env.device_name = ?1 "
+      "ORDER BY c.created_at DESC, c.id DESC LIMIT 1");
+  select.bind_text(1, device_name);
+  if (!select.step()) return std::nullopt;
+  return from_json_text(select.column_text(0)).get<record::DeviceCeilings>();
 }
 
 }  // namespace d2k::store

@@ -10,8 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "record/device_ceilings.h"
 #include "record/judge_assessment.h"
 #include "record/result.h"
+#include "record/toolchain_component.h"
 #include "store/database.h"
 #include "store/store_error.h"
 
@@ -78,6 +80,15 @@ class Store {
   int64_t save(record::JudgeAssessment& assessment);
   // Newest first (by created_at, then id), every field as saved.
   std::vector<record::JudgeAssessment> list_judge_assessments(const JudgeQuery& query = {}) const;
+
+  // Speed of light (docs/scores.md): the ceilings `d2k doctor` measured, one row per run, tied
+  // to the environment row of `environment` and stored with the toolchain doctor found. Sets
+  // ceilings.created_at (if empty) and returns the row id.
+  int64_t save_device_ceilings(const record::Environment& environment,
+                               record::DeviceCeilings& ceilings,
+                               const std::vector<record::ToolchainComponent>& toolchain);
+  // The newest ceilings measured on a device named `device_name`, whatever its software stack.
+  std::optional<record::DeviceCeilings> latest_device_ceilings(const std::string& device_name) const;
 
  private:
   explicit Store(Database db) : db_(std::move(db)) {}

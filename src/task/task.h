@@ -2,6 +2,7 @@
 // The task folder model: what `tasks/<id>/` declares, validated and typed. Knows nothing of CUDA
 // or Python; the worker reads the Python files, this layer only locates them.
 
+#include <array>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "task/implementation_rules.h"
 
 namespace d2k::task {
 
@@ -58,10 +61,28 @@ struct NativeBuild {
   double compile_timeout_seconds = 300.0;
 };
 
+// The reference computation's least work on one workload, from the task's work model.
+struct Work {
+  double flops = 0.0;  // floating-point operations
+  double bytes = 0.0;  // least device-memory traffic: every input read once, every output written
+};
+
 struct Workload {
   std::string label;
-  nlohmann::json params;  // every key of the workload entry; passed to get_inputs(config)
+  nlohmann::json params;     // every key of the workload entry; passed to get_inputs(config)
+  std::optional<Work> work;  // when the task declares a work model
 };
+
+// The "work_model" object of config.json (docs/task-format.md): formulas of a workload's
+// parameters (fixed_params with the workload entry over them), evaluated when the task loads.
+struct WorkModel {
+  std::string flops;
+  std::string bytes;
+  std::string math_dtype;  // "bf16", "fp16" or "fp32": whose matrix ceiling bounds the flops
+};
+
+// The math dtypes a work model may name; `d2k doctor` measures a matrix ceiling for each.
+inline constexpr std::array<std::string_view, 3> kMathDtypes{"bf16", "fp16", "fp32"};
 
 // How the evaluator runs this task (the "evaluation" object of config.json).
 struct EvaluationSpec {
@@ -87,10 +108,12 @@ struct Task {
   nlohmann::json config;
   nlohmann::json fixed_params;
   std::vector<Workload> workloads;
+  std::optional<WorkModel> work_model;
   InputRules input_rules;
   Tolerance tolerance;
   EvaluationSpec evaluation;
   std::vector<std::string> requirements;  // human-readable, from implementation_requirements.yaml
+  ImplementationRules rules;               // machine-checked, from the same file
 
   const Workload* find_workload(std::string_view label) const;
   // The Python file that implements `kind` (reference.py, baseline/solution.py, ...).

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "task/formula.h"
 #include "task/json_source_map.h"
 #include "task/task_error.h"
 
@@ -44,6 +45,7 @@ constexpr std::array<std::string_view, 11> kEvaluationKeys{"device",
                                                            "workload_timeout_seconds",
                                                            "languages",
                                                            "native"};
+constexpr std::array<std::string_view, 3> kWorkModelKeys{"flops", "bytes", "math_dtype"};
 constexpr std::array<std::string_view, 3> kNativeKeys{"nvcc_flags", "cxx_flags",
                                                       "compile_timeout_seconds"};
 
@@ -249,7 +251,7 @@ std::vector<Workload> read_workloads(const ConfigReader& reader, const Node& con
     const Node entry = list.element(i);
     reader.object(entry);
     const Node label = entry.child("label");
-    Workload workload{reader.string(label), *entry.value};
+    Workload workload{reader.string(label), *entry.value, std::nullopt};
     for (size_t j = 0; j < workloads.size(); ++j) {
       if (workloads[j].label == workload.label) {
         reader.fail(label.path,
@@ -259,6 +261,49 @@ std::vector<Workload> read_workloads(const ConfigReader& reader, const Node& con
     workloads.push_back(std::move(workload));
   }
   return workloads;
+}
+
+// A workload's formula variables: fixed_params with the workload entry's keys over them.
+json formula_variables(const json& fixed_params, const Workload& workload) {
+  json variables = fixed_params;
+  for (const auto& [key, value] : workload.params.items()) variables[key] = value;
+  return variables;
+}
+
+// Reads "work_model" and evaluates its formulas for every workload, so a bad formula fails the
+// load rather than an evaluation.
+std::optional<WorkModel> read_work_model(const ConfigReader& reader, const Node& config,
+                                         const json& fixed_params,
+                                         std::vector<Workload>& workloads) {
+  const Node node = config.child("work_model");
+  if (node.value == nullptr) return std::nullopt;
+  reader.known_keys(node, kWorkModelKeys);
+  WorkModel model{reader.string(node.child("flops")), reader.string(node.child("bytes")),
+                  reader.string(node.child("math_dtype"))};
+  if (std::find(kMathDtypes.begin(), kMathDtypes.end(), model.math_dtype) == kMathDtypes.end()) {
+    reader.fail(node.child("math_dtype").path,
+                fmt::format("expected \"bf16\", \"fp16\" or \"fp32\", got \"{}\"", model.math_dtype));
+  }
+  const auto evaluate = [&](const std::string& field, const std::string& formula,
+                            const Workload& workload) {
+    double value = 0.0;
+    try {
+      value = evaluate_formula(formula, formula_variables(fixed_params, workload));
+    } catch (const FormulaError& error) {
+      reader.fail(node.child(field).path,
+                  fmt::format("workload \"{}\": {}", workload.label, error.what()));
+    }
+    if (value < 0.0) {
+      reader.fail(node.child(field).path,
+                  fmt::format("workload \"{}\": {} is negative", workload.label, value));
+    }
+    return value;
+  };
+  for (Workload& workload : workloads) {
+    workload.work = Work{evaluate("flops", model.flops, workload),
+                         evaluate("bytes", model.bytes, workload)};
+  }
+  return model;
 }
 
 InputRules read_input_rules(const ConfigReader& reader, const Node& config) {
@@ -403,6 +448,7 @@ void read_config(Task& task, const fs::path& file) {
   const Node fixed_params = root.child("fixed_params");
   task.fixed_params = fixed_params.value != nullptr ? reader.object(fixed_params) : json::object();
   task.workloads = read_workloads(reader, root);
+  task.work_model = read_work_model(reader, root, task.fixed_params, task.workloads);
   task.input_rules = read_input_rules(reader, root);
   task.tolerance = read_tolerance(reader, root);
   task.evaluation = read_evaluation(reader, root);
@@ -453,6 +499,7 @@ Task load_task(const fs::path& dir) {
   task.title = find_title(read_text(dir / "task_description.md"), task.id);
   read_config(task, dir / "config.json");
   task.requirements = read_requirements(dir / "implementation_requirements.yaml");
+  task.rules = read_implementation_rules(dir / "implementation_requirements.yaml");
   // Optional, and read by people and agents rather than by d2k; it must still be valid JSON.
   if (const fs::path guidance = dir / "guidance.json"; fs::exists(guidance)) {
     parse_json(guidance, read_text(guidance));

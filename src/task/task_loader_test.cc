@@ -394,3 +394,64 @@ TEST_F(TaskLoaderTest, DefaultTasksRootHonoursEnvironment) {
 
 }  // namespace
 }  // namespace d2k::task
+
+namespace d2k::task {
+namespace {
+
+constexpr const char* kWorkModel =
+    R"("fixed_params": {"scale": 2},
+  "work_model": {"flops": "rows * cols * scale", "bytes": "8 * rows * cols", "math_dtype": "fp32"},)";
+
+TEST_F(TaskLoaderTest, EvaluatesTheWorkModelForEveryWorkload) {
+  const Task task = load_task(write_task("t", replaced(kConfig, R"("fixed_params": {"scale": 2},)", kWorkModel)));
+  ASSERT_TRUE(task.work_model);
+  EXPECT_EQ(task.work_model->math_dtype, "fp32");
+  ASSERT_TRUE(task.workloads[0].work);
+  EXPECT_DOUBLE_EQ(task.workloads[0].work->flops, 4 * 8 * 2);
+  EXPECT_DOUBLE_EQ(task.workloads[0].work->bytes, 8 * 4 * 8);
+  EXPECT_DOUBLE_EQ(task.workloads[1].work->flops, 64 * 128 * 2);
+}
+
+TEST_F(TaskLoaderTest, AWorkModelIsOptional) {
+  const Task task = load_task(write_task("t"));
+  EXPECT_FALSE(task.work_model);
+  EXPECT_FALSE(task.workloads[0].work);
+}
+
+TEST_F(TaskLoaderTest, ABadFormulaNamesTheFieldLineAndWorkload) {
+  const TaskError error = config_error(replaced(
+      kConfig, R"("fixed_params": {"scale": 2},)",
+      replaced(kWorkModel, "8 * rows * cols", "8 * rows * depth")));
+  EXPECT_TRUE(error.message().starts_with("work_model.bytes: workload \"small\": \"8 * rows * depth\""))
+      << error.what();
+  EXPECT_EQ(error.line(), 4);
+  EXPECT_NE(std::string(error.what()).find("config.json"), std::string::npos) << error.what();
+}
+
+TEST_F(TaskLoaderTest, RejectsANegativeWorkAndAnUnknownMathDtype) {
+  EXPECT_TRUE(config_error(replaced(kConfig, R"("fixed_params": {"scale": 2},)",
+                                    replaced(kWorkModel, "rows * cols * scale", "-rows")))
+                  .message()
+                  .starts_with("work_model.flops: workload \"small\": -4 is negative"));
+  EXPECT_EQ(config_error(replaced(kConfig, R"("fixed_params": {"scale": 2},)",
+                                  replaced(kWorkModel, R"("fp32")", R"("int8")")))
+                .message(),
+            "work_model.math_dtype: expected \"bf16\", \"fp16\" or \"fp32\", got \"int8\"");
+}
+
+// The repository's Muon task: five steps, each two (min x max) Gram-side products and one cube of
+// the smaller side, per matrix; bf16 in and out.
+TEST(RepositoryTaskTest, MuonWorkModelMatchesItsNewtonSchulzSteps) {
+  const Task task = load_task(std::filesystem::path(D2K_SOURCE_DIR) / "tasks" / "muon_orthogonalization");
+  ASSERT_TRUE(task.work_model);
+  EXPECT_EQ(task.work_model->math_dtype, "fp16");
+  const Workload* workload = task.find_workload("production_b32_m2048_n5464");
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(workload->work);
+  const double M = 2048, N = 5464, batch = 32, steps = 5;
+  EXPECT_DOUBLE_EQ(workload->work->flops, batch * steps * (4 * M * M * N + 2 * M * M * M));
+  EXPECT_DOUBLE_EQ(workload->work->bytes, batch * M * N * 2 * 2);
+}
+
+}  // namespace
+}  // namespace d2k::task

@@ -1,6 +1,7 @@
 // End-to-end tests of native candidates beyond their verdicts (which eval_fixtures_test.cc
 // checks): the build cache, language selection, and what the record keeps.
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -84,6 +85,47 @@ TEST(NativeBuildCacheTest, ACompileErrorRunsNoWorkerAndSaysSo) {
   EXPECT_TRUE(workload.at("trials").empty());
   EXPECT_TRUE(contains(result.err, "build: failed after ")) << result.err;
   EXPECT_FALSE(contains(result.err, "reference outputs")) << result.err;
+}
+
+// The real nvcc on the Muon task's CUDA C++ baseline: the .cu build cache works without a GPU.
+// CI's machine has the CUDA toolkit; a machine without nvcc cannot check this.
+TEST(NativeBuildCacheTest, AnUnchangedCudaSourceIsBuiltOnceAndAChangedOneAgain) {
+  if (std::system("command -v nvcc > /dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0) {
+    GTEST_SKIP() << "no nvcc on this machine";
+  }
+  D2kRun run;
+  const fs::path candidate = run.dir() / "solution.cu";
+  fs::copy_file(fs::path(D2K_SOURCE_DIR) / "tasks/muon_orthogonalization/baseline/solution.cu",
+                candidate);
+  const auto build = [&] {
+    return run.d2k({"eval", (fs::path(D2K_SOURCE_DIR) / "tasks/muon_orthogonalization").string(), "--solution", candidate.string(),
+                    "--build-only", "--json"});
+  };
+  const RunResult first = build();
+  ASSERT_EQ(first.status, 0) << first.out << first.err;
+  const json first_build = json::parse(first.out);
+  EXPECT_EQ(first_build.at("build").at("cached"), false);
+  EXPECT_TRUE(contains(first.err, "build: compiled in ")) << first.err;
+  EXPECT_TRUE(fs::exists(first_build.at("library").get<std::string>()));
+
+  const RunResult second = build();
+  ASSERT_EQ(second.status, 0) << second.err;
+  const json second_build = json::parse(second.out);
+  EXPECT_EQ(second_build.at("build").at("cached"), true);
+  EXPECT_EQ(second_build.at("build").at("hash"), first_build.at("build").at("hash"));
+  EXPECT_TRUE(contains(second.err, "build: cached ")) << second.err;
+
+  std::ofstream(candidate, std::ios::app) << "// changed\n";
+  const RunResult third = build();
+  ASSERT_EQ(third.status, 0) << third.err;
+  const json third_build = json::parse(third.out);
+  EXPECT_EQ(third_build.at("build").at("cached"), false);
+  EXPECT_NE(third_build.at("build").at("hash"), first_build.at("build").at("hash"));
+
+  std::ofstream(candidate, std::ios::app) << "this is not C++\n";
+  const RunResult broken = build();
+  EXPECT_EQ(broken.status, 1);
+  EXPECT_TRUE(contains(broken.out, "error")) << broken.out;
 }
 
 TEST(NativeWorkspaceTest, TheRecordKeepsWhatSetupAskedFor) {
