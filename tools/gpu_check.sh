@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# The GPU check, in one call on the H200 machine: builds d2k against the packages carried in
-# .device/root (tools/prepare_device.sh), runs the test suite, evaluates the Muon task's
-# reference and baseline (Triton, and the CUDA C++ one built through the native ABI), runs the GPU
-# failure fixtures (crash, device hang, illegal address) and the harness-overhead benchmark. Each
-# mode is meant to fit one device call (10 minutes):
-#   check     build, unit tests, Muon baseline and reference, harness overhead
-#   native    the CUDA C++ Muon baseline from an empty build cache, again unchanged (cache hit),
-#             changed (rebuild), then one more Triton baseline evaluation (repeatability)
-#   failures  the GPU failure fixtures (crash, device hang, illegal address)
-#   repeat N  N (default 5) independent evaluations of the Muon baseline (repeatability)
-# Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, one JSON file per evaluation,
-# and the SQLite store.
+# The GPU check on the H200 machine: builds d2k against the packages carried in .device/root
+# (tools/prepare_device.sh), then runs the named steps in order. A device call lasts at most
+# 10 minutes, so pick steps that fit one call; a step cut by the limit loses only itself and the
+# steps after it.
 #
-#   tools/gpu_check.sh [check|native|failures|repeat [N]]
+#   tools/gpu_check.sh [STEP ...]        (default: check)
+#
+# Steps:
+#   sandbox     a correct Triton fixture under the candidate sandbox; if it fails there, the
+#               later `record` steps run with --no-sandbox and say so (a finding to fix)
+#   tests       the unit-test binaries (the CPU end-to-end tests run in CI)
+#   muon        small-shape baseline check, then the Muon Triton baseline and the reference
+#   overhead    harness overhead against bare eager launches and a bare CUDA graph
+#   doctor      `d2k doctor`: toolchain and measured ceilings (later evaluations show %SOL)
+#   cuda        the CUDA C++ Muon baseline through the native ABI, from an empty build cache
+#   cuda-cache  that .cu again unchanged (cached build) and changed (rebuilt), first workload
+#   agent       a scripted agent trajectory on the Muon task: a wrong submission, then the
+#               baseline's code; the run's final selection must be the baseline
+#   report      `d2k report --format md` of the store
+#   failures    the GPU failure fixtures (crash, device hang, illegal address)
+#   exploits    the GPU exploit classes; each must get the verdict and reason its header declares
+#   repeat      $REPEATS (default 5) independent evaluations of the Muon baseline
+# Aliases: check = tests muon overhead; native = doctor cuda cuda-cache.
+#
+# Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, one JSON file per evaluation,
+# and the SQLite store ($D2K_SEED_STORE, if given, is copied in first so runs accumulate).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-mode=${1:-check}
 OUT=${OUT:-$PWD/gpu-check-out}
 # A device call brings back at most 8 files: $OUT keeps the log, the evaluation records and the
 # store; build logs and benchmark intermediates stay in $LOGS.
@@ -24,6 +35,11 @@ mkdir -p "$OUT" "$LOGS"
 exec > >(tee -a "$OUT/gpu_check.log") 2>&1
 
 export D2K_STORE=$OUT/d2k-store.sqlite
+# A store carried from an earlier run (e.g. .device/seed-store.sqlite) continues here, so one
+# report can show evaluations from several device calls.
+if [ -n "${D2K_SEED_STORE:-}" ] && [ -f "$D2K_SEED_STORE" ] && [ ! -f "$D2K_STORE" ]; then
+  cp "$D2K_SEED_STORE" "$D2K_STORE"
+fi
 [ -d /dev/shm ] && export D2K_SCRATCH=/dev/shm
 export PYTHONUNBUFFERED=1
 python=$(command -v python3)
@@ -32,9 +48,10 @@ d2k=$PWD/$build/d2k
 failures=0
 
 step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+eval_flags=()
 record() {  # record NAME ARGS...: one d2k evaluation, JSON kept, table printed
   local name=$1; shift
-  "$d2k" eval "$@" --json > "$OUT/$name.json"
+  "$d2k" eval "$@" "${eval_flags[@]}" --json > "$OUT/$name.json"
   local status=$?
   python3 - "$OUT/$name.json" "$name" "$status" <<'PY'
 import json, sys
@@ -56,6 +73,156 @@ PY
   return $status
 }
 
+
+step_sandbox() {
+  step "sandbox: a correct Triton fixture must pass inside the candidate sandbox"
+  "$d2k" eval tests/fixtures/tasks/gpu_scale_add \
+    --solution tests/fixtures/solutions/gpu_scale_add/triton_kernel.py --no-store > "$LOGS/sandbox.txt" 2>&1
+  local status=$?
+  cat "$LOGS/sandbox.txt"
+  if [ $status -ne 0 ]; then
+    echo "SANDBOX FAILED a correct candidate (exit $status): later evaluations run with --no-sandbox"
+    eval_flags=(--no-sandbox)
+    failures=$((failures + 1))
+  fi
+}
+
+step_tests() {
+  step "unit tests (the CPU end-to-end tests run in CI)"
+  cmake --build $build -j "$(nproc)" > "$LOGS/build-tests.log" 2>&1 \
+    || { tail -20 "$LOGS/build-tests.log"; failures=$((failures + 1)); }
+  for tests in $build/tests/d2k_*_tests; do
+    [[ $tests == *e2e* ]] && continue
+    "$tests" --gtest_brief=1 > "$LOGS/unit.log" 2>&1 && echo "$(basename "$tests"): $(tail -1 "$LOGS/unit.log")" \
+      || { echo "$(basename "$tests") FAILED"; tail -20 "$LOGS/unit.log"; failures=$((failures + 1)); }
+  done
+}
+
+step_muon() {
+  step "Muon baseline against the reference on small shapes"
+  "$python" tasks/muon_orthogonalization/baseline/check_baseline.py || failures=$((failures + 1))
+  step "d2k eval muon_orthogonalization --impl baseline"
+  record muon_baseline muon_orthogonalization --impl baseline --no-cache || failures=$((failures + 1))
+  step "d2k eval muon_orthogonalization --impl reference"
+  record muon_reference muon_orthogonalization --impl reference --no-cache || failures=$((failures + 1))
+}
+
+step_overhead() {
+  step "harness overhead"
+  bench/harness_overhead.sh "$d2k" "$LOGS" || failures=$((failures + 1))
+}
+
+step_doctor() {
+  step "d2k doctor: toolchain and measured ceilings"
+  "$d2k" doctor || failures=$((failures + 1))
+}
+
+cuda_solution=tasks/muon_orthogonalization/baseline/solution.cu
+first_workload=production_b32_m2048_n5464
+export D2K_CACHE=$LOGS/native-cache
+
+step_cuda() {
+  rm -rf "$D2K_CACHE"
+  step "CUDA C++ Muon baseline through the native ABI, empty build cache"
+  record muon_baseline_cuda muon_orthogonalization --solution $cuda_solution --no-cache \
+    || failures=$((failures + 1))
+}
+
+step_cuda_cache() {
+  step "the same .cu again: the build must come from the cache"
+  record muon_baseline_cuda_unchanged muon_orthogonalization --solution $cuda_solution \
+    --workload $first_workload --no-cache || failures=$((failures + 1))
+  step "a changed .cu: it must be rebuilt"
+  mkdir -p "$LOGS/changed" && cp $cuda_solution "$LOGS/changed/solution.cu"
+  echo "// changed by gpu_check.sh at $(date -u +%FT%TZ)" >> "$LOGS/changed/solution.cu"
+  record muon_baseline_cuda_changed muon_orthogonalization --solution "$LOGS/changed/solution.cu" \
+    --workload $first_workload --no-cache || failures=$((failures + 1))
+  python3 - "$OUT" <<'PY'
+import json, os, sys
+for name in ("muon_baseline_cuda", "muon_baseline_cuda_unchanged", "muon_baseline_cuda_changed"):
+    path = f"{sys.argv[1]}/{name}.json"
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        continue
+    build = json.load(open(path)).get("build") or {}
+    print(f"{name:<30} cached={build.get('cached')} seconds={build.get('seconds')} hash={build.get('hash')}")
+PY
+}
+
+step_agent() {
+  step "scripted agent trajectory on the Muon task (wrong submission, then the baseline's code)"
+  local workspace=$LOGS/agent-muon/ws
+  rm -rf "$LOGS/agent-muon"
+  "$d2k" agent run muon_orthogonalization --config none --workspace "$workspace" \
+    --agent "python3 $PWD/tests/agents/fake_agent.py --correct $PWD/tasks/muon_orthogonalization/baseline/solution.py" \
+    --json > "$OUT/agent_run.json" || failures=$((failures + 1))
+  python3 - "$OUT/agent_run.json" <<'PY' || failures=$((failures + 1))
+import json, sys
+try:
+    outcome = json.load(open(sys.argv[1]))
+except Exception as error:
+    print(f"no agent run JSON: {error}")
+    sys.exit(1)
+print(json.dumps(outcome, indent=1)[:4000])
+PY
+}
+
+step_report() {
+  step "d2k report --format md"
+  "$d2k" report --format md || failures=$((failures + 1))
+}
+
+step_failures() {
+  step "GPU failure fixtures: each fails its first workload, the next workload still passes"
+  for solution in tests/fixtures/solutions/gpu_scale_add/*.py; do
+    record "gpu_fixture_$(basename "$solution" .py)" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
+  done
+}
+
+step_exploits() {
+  step "GPU exploit classes: each gets its header's verdict; a legitimate Triton kernel passes"
+  for solution in tests/exploits/gpu_scale_add/*.py tests/fixtures/solutions/gpu_scale_add/triton_kernel.py; do
+    name=$(basename "$solution" .py)
+    record "gpu_exploit_$name" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
+    python3 - "$OUT/gpu_exploit_$name.json" "$solution" <<'PY' || failures=$((failures + 1))
+import json, re, sys
+record, header = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+verdict = re.search(r"expect-verdict:\s*(\S+)", header).group(1)
+reason = re.search(r"expect-reason:\s*(\S+)", header)
+print(f"  sandbox: {record.get('sandbox', '')}")
+bad = [w for w in record["workloads"] if w["verdict"] != verdict
+       or (reason and w["reason_code"] != reason.group(1))]
+print(f"  expected {verdict}{' / ' + reason.group(1) if reason else ''}: {'FAILED' if bad else 'ok'}")
+sys.exit(1 if bad else 0)
+PY
+  done
+}
+
+step_repeat() {
+  step "repeatability: ${REPEATS:-5} independent evaluations of the Muon baseline"
+  for i in $(seq "${REPEATS:-5}"); do
+    record "muon_baseline_repeat_$i" muon_orthogonalization --impl baseline --no-cache
+  done
+  python3 - "$OUT" <<'PY'
+import glob, json, statistics, sys
+runs = [json.load(open(path)) for path in sorted(glob.glob(f"{sys.argv[1]}/muon_baseline_repeat_*.json"))]
+for index, w in enumerate(runs[0]["workloads"]):
+    means = [r["workloads"][index]["latency"]["mean_s"] for r in runs if r["workloads"][index].get("latency")]
+    cv = statistics.stdev(means) / statistics.mean(means) if len(means) > 1 else float("nan")
+    print(f"{w['workload']:<30} {' '.join(f'{m*1e3:8.3f}' for m in means)}  {cv*100:.3f}%")
+PY
+}
+
+[ $# -eq 0 ] && set -- check
+requested=()
+for name in "$@"; do
+  case $name in
+    check) requested+=(tests muon overhead) ;;
+    native) requested+=(doctor cuda cuda-cache) ;;
+    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat) requested+=("$name") ;;
+    *) echo "unknown step: $name (see the header of $0)"; exit 2 ;;
+  esac
+done
+
 step "environment"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
 nvcc --version | tail -2
@@ -68,81 +235,9 @@ cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release \
 cmake --build $build -j "$(nproc)" --target d2k 2>&1 | tail -3
 [ -x "$d2k" ] || { echo "build failed"; exit 1; }
 
-if [ "$mode" = repeat ]; then
-  step "repeatability: five independent evaluations of the Muon baseline"
-  for i in $(seq "${2:-5}"); do
-    record "muon_baseline_repeat_$i" muon_orthogonalization --impl baseline --no-cache
-  done
-  python3 - "$OUT" <<'PY'
-import json, statistics, sys
-out = sys.argv[1]
-import glob
-runs = [json.load(open(path)) for path in sorted(glob.glob(f"{out}/muon_baseline*.json"))]
-print("workload                        means (ms)                                   cv")
-for index, w in enumerate(runs[0]["workloads"]):
-    means = [r["workloads"][index]["latency"]["mean_s"] for r in runs if r["workloads"][index].get("latency")]
-    cv = statistics.stdev(means) / statistics.mean(means) if len(means) > 1 else float("nan")
-    print(f"{w['workload']:<30} {' '.join(f'{m*1e3:8.3f}' for m in means)}  {cv*100:.3f}%")
-PY
-  exit 0
-fi
 
-if [ "$mode" = native ]; then
-  solution=tasks/muon_orthogonalization/baseline/solution.cu
-  first=production_b32_m2048_n5464
-  export D2K_CACHE=$LOGS/native-cache
-  rm -rf "$D2K_CACHE"
-  step "CUDA C++ Muon baseline through the native ABI, empty build cache"
-  record muon_baseline_cuda muon_orthogonalization --solution $solution --no-cache \
-    || failures=$((failures + 1))
-  step "the same source again: the build must come from the cache"
-  record muon_baseline_cuda_unchanged muon_orthogonalization --solution $solution \
-    --workload $first --no-cache || failures=$((failures + 1))
-  step "a changed source: it must be rebuilt"
-  mkdir -p "$LOGS/changed" && cp $solution "$LOGS/changed/solution.cu"
-  echo "// changed by gpu_check.sh at $(date -u +%FT%TZ)" >> "$LOGS/changed/solution.cu"
-  record muon_baseline_cuda_changed muon_orthogonalization --solution "$LOGS/changed/solution.cu" \
-    --workload $first --no-cache || failures=$((failures + 1))
-  python3 - "$OUT" <<'PY'
-import json, sys
-for name in ("muon_baseline_cuda", "muon_baseline_cuda_unchanged", "muon_baseline_cuda_changed"):
-    build = json.load(open(f"{sys.argv[1]}/{name}.json")).get("build") or {}
-    print(f"{name:<30} cached={build.get('cached')} seconds={build.get('seconds')} hash={build.get('hash')}")
-PY
-  step "one more independent evaluation of the Triton baseline (repeatability)"
-  record muon_baseline_repeat muon_orthogonalization --impl baseline --no-cache \
-    || failures=$((failures + 1))
-  step "done: $failures failed steps"
-  exit $failures
-fi
-
-if [ "$mode" = failures ]; then
-  step "GPU failure fixtures: each fails its first workload, the next workload still passes"
-  for solution in tests/fixtures/solutions/gpu_scale_add/*.py; do
-    name=$(basename "$solution" .py)
-    record "gpu_fixture_$name" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
-  done
-  exit 0
-fi
-
-step "unit tests (the CPU end-to-end tests run in CI)"
-cmake --build $build -j "$(nproc)" > "$LOGS/build-tests.log" 2>&1 || { tail -20 "$LOGS/build-tests.log"; failures=$((failures + 1)); }
-for tests in $build/tests/d2k_*_tests; do
-  [[ $tests == *e2e* ]] && continue
-  "$tests" --gtest_brief=1 > "$LOGS/unit.log" 2>&1 && echo "$(basename "$tests"): $(tail -1 "$LOGS/unit.log")" \
-    || { echo "$(basename "$tests") FAILED"; tail -20 "$LOGS/unit.log"; failures=$((failures + 1)); }
+for name in "${requested[@]}"; do
+  "step_${name//-/_}"
 done
-
-step "Muon baseline against the reference on small shapes"
-"$python" tasks/muon_orthogonalization/baseline/check_baseline.py || failures=$((failures + 1))
-
-step "d2k eval muon_orthogonalization --impl baseline"
-record muon_baseline muon_orthogonalization --impl baseline --no-cache || failures=$((failures + 1))
-step "d2k eval muon_orthogonalization --impl reference"
-record muon_reference muon_orthogonalization --impl reference --no-cache || failures=$((failures + 1))
-
-step "harness overhead"
-bench/harness_overhead.sh "$d2k" "$LOGS" || failures=$((failures + 1))
-
 step "done: $failures failed steps"
 exit $failures
