@@ -201,8 +201,11 @@ class Builder {
     std::map<std::pair<int, std::pair<std::string, std::string>>, RunGroup> ordered;
     for (const auto& run : runs_) {
       if (!tasks_.contains(run.task_id)) continue;
-      RunGroup& group = ordered[{config_rank(run.config), {run.model, run.config}}];
-      group.model = run.model;
+      // An agent CLI that names no model (a scripted agent, a client without --model) still
+      // gets a readable row label.
+      const std::string model = run.model.empty() ? "(model not recorded)" : run.model;
+      RunGroup& group = ordered[{config_rank(run.config), {model, run.config}}];
+      group.model = model;
       group.config = run.config;
       group.run_by_task[run.task_id] = &run;  // runs_ is oldest first: the newest stays
     }
