@@ -6,9 +6,9 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "agent/command_runner.h"
 #include "agent/run_session.h"
 #include "agent/run_setup.h"
+#include "agent/sandboxed_command_runner.h"
 #include "agent/task_submission_evaluator.h"
 #include "agent/tool_set.h"
 #include "cli/commands.h"
@@ -70,7 +70,8 @@ std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global) {
     store::Store store = store::Store::open(store_path(global));
 
     agent::RunSession session(agent_store, *run);
-    agent::HostCommandRunner runner;
+    agent::SandboxedCommandRunner runner(
+        agent::SandboxedCommandRunner::agent_policy(task.dir, workspace, store_path(global)));
     agent::TaskSubmissionEvaluator evaluator(task, store, [](const std::string& line) {
       std::fprintf(stderr, "%s\n", line.c_str());
     });
