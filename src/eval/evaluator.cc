@@ -334,7 +334,10 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
   if (root != root.root_path()) policy.hidden_except_writable.push_back(root);
   policy.writable.push_back(scratch);
   // What the worker itself reads may sit inside the scratch root (tests keep everything there).
-  policy.readable = {std::filesystem::absolute(implementation_).parent_path(), task_dir};
+  // The worker is this binary: its folder (the build tree, with any libraries found through its
+  // RPATH) stays visible even when it lies under the scratch root, as a checkout in /tmp does.
+  policy.readable = {std::filesystem::absolute(implementation_).parent_path(), task_dir,
+                     std::filesystem::absolute(options_.worker_binary).parent_path()};
   if (!library_.empty()) policy.readable.push_back(std::filesystem::absolute(library_));
   const double cores = std::max(1u, std::thread::hardware_concurrency());
   policy.limits.cpu_seconds =

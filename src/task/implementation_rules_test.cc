@@ -1,5 +1,7 @@
 #include "task/implementation_rules.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 
@@ -33,7 +35,10 @@ class ImplementationRulesTest : public ::testing::Test {
   }
   ~ImplementationRulesTest() override { fs::remove(file_); }
 
-  fs::path file_ = fs::temp_directory_path() / "d2k-rules-test.yaml";
+  // One file per process and test: ctest runs the tests of this fixture in parallel.
+  fs::path file_ = fs::temp_directory_path() /
+                   ("d2k-rules-test-" + std::to_string(getpid()) + "-" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".yaml");
 };
 
 TEST_F(ImplementationRulesTest, WithoutRulesTheDefaultsApply) {
