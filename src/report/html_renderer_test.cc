@@ -23,7 +23,7 @@ class HtmlRendererTest : public ::testing::Test {
   std::string render(bool with_fixture) {
     testing::FixtureStore fixture(dir_.path() / "store.sqlite");
     if (with_fixture) testing::fill_paper_fixture(fixture);
-    const store::AgentRows agents(fixture.path());
+    const store::AgentStore agents = store::AgentStore::open(fixture.path());
     return HtmlRenderer().render(build_report(fixture.store(), agents, {}), {});
   }
 

@@ -30,7 +30,7 @@ struct TaskEvaluations {
 struct RunGroup {
   std::string model;
   std::string config;
-  std::map<std::string, const store::AgentRunRow*> run_by_task;
+  std::map<std::string, const store::AgentRun*> run_by_task;
 };
 
 // One group scored over the task set.
@@ -102,7 +102,7 @@ bool path_is_under(const std::filesystem::path& path, const std::filesystem::pat
 
 class Builder {
  public:
-  Builder(const store::Store& store, const store::AgentRows& agents, const ReportFilter& filter)
+  Builder(const store::Store& store, const store::AgentStore& agents, const ReportFilter& filter)
       : store_(store), agents_(agents), filter_(filter) {}
 
   Report build() {
@@ -223,7 +223,7 @@ class Builder {
 
   // The baseline a run's submissions are scored against: the one it names, else the task's
   // newest passed baseline on the submission's device.
-  const record::EvaluationResult* baseline_for(const store::AgentRunRow& run,
+  const record::EvaluationResult* baseline_for(const store::AgentRun& run,
                                                const record::EvaluationResult* submission) {
     if (run.baseline_evaluation_id) return evaluation(*run.baseline_evaluation_id);
     if (submission == nullptr) return tasks_.at(run.task_id).baseline;
@@ -242,7 +242,7 @@ class Builder {
           scores.outcomes.push_back(outcome(task, nullptr, *fixed.baseline, fixed.expert));
           continue;
         }
-        const store::AgentRunRow& run = *it->second;
+        const store::AgentRun& run = *it->second;
         const record::EvaluationResult* final_submission =
             run.final_evaluation_id ? evaluation(*run.final_evaluation_id) : nullptr;
         const record::EvaluationResult* baseline = baseline_for(run, final_submission);
@@ -628,10 +628,10 @@ class Builder {
         std::vector<score::Submission>& task_submissions = tasks.emplace_back();
         const auto it = group.run_by_task.find(task);
         if (it == group.run_by_task.end()) continue;
-        const store::AgentRunRow& run = *it->second;
+        const store::AgentRun& run = *it->second;
         last_turn = std::max(last_turn, run.turn_budget);
-        for (const auto& event : agents_.submissions(run.id)) {
-          const record::EvaluationResult* submitted = evaluation(event.evaluation_id);
+        for (const auto& event : agents_.scored_submissions(run.id)) {
+          const record::EvaluationResult* submitted = evaluation(*event.evaluation_id);
           const record::EvaluationResult* baseline = baseline_for(run, submitted);
           score::Submission s{.turn = event.turn, .eligible = false, .task_score = 0.0};
           if (baseline != nullptr && baseline->passed()) {
@@ -726,11 +726,11 @@ class Builder {
   }
 
   const store::Store& store_;
-  const store::AgentRows& agents_;
+  const store::AgentStore& agents_;
   const ReportFilter& filter_;
   Report report_;
   std::map<int64_t, record::EvaluationResult> loaded_;
-  std::vector<store::AgentRunRow> runs_;
+  std::vector<store::AgentRun> runs_;
   std::map<std::string, TaskEvaluations> tasks_;
   std::vector<RunGroup> groups_;
   std::vector<std::string> models_;
@@ -740,7 +740,7 @@ class Builder {
 
 }  // namespace
 
-Report build_report(const store::Store& store, const store::AgentRows& agents,
+Report build_report(const store::Store& store, const store::AgentStore& agents,
                     const ReportFilter& filter) {
   return Builder(store, agents, filter).build();
 }

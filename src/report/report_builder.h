@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "report/report.h"
-#include "store/agent_rows.h"
+#include "store/agent_store.h"
 #include "store/store.h"
 
 namespace d2k::report {
@@ -29,7 +29,7 @@ inline constexpr std::array<const char*, 4> kGuidanceConfigs = {"none", "L1", "L
                                                                 "L1+L2+L3"};
 inline constexpr const char* kDesignConfig = "design";
 
-Report build_report(const store::Store& store, const store::AgentRows& agents,
+Report build_report(const store::Store& store, const store::AgentStore& agents,
                     const ReportFilter& filter);
 
 }  // namespace d2k::report

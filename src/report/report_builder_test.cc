@@ -20,7 +20,7 @@ class ReportBuilderTest : public ::testing::Test {
   ReportBuilderTest() : fixture_(dir_.path() / "store.sqlite") {}
 
   Report build(const ReportFilter& filter = {}) {
-    const store::AgentRows agents(fixture_.path());
+    const store::AgentStore agents = store::AgentStore::open(fixture_.path());
     return build_report(fixture_.store(), agents, filter);
   }
 

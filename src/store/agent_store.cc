@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include "store/store.h"
 #include "util/text.h"
 
@@ -12,6 +14,11 @@ constexpr const char* kRunColumns =
     "id, created_at, finished_at, task_id, config, agent, model, workspace, turn_budget, "
     "turns_used, turn_source, status, prompt_tokens, completion_tokens, cost_usd, "
     "final_evaluation_id, baseline_evaluation_id";
+
+template <typename T>
+bool selected(const std::vector<T>& wanted, const T& value) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), value) != wanted.end();
+}
 
 std::optional<int64_t> optional_int(const Statement& row, int column) {
   if (row.column_is_null(column)) return std::nullopt;
@@ -151,6 +158,20 @@ void AgentStore::append_event(AgentEvent& event) {
   transaction.commit();
 }
 
+std::vector<AgentRun> AgentStore::runs(const AgentRunQuery& query) const {
+  Statement select = db_.prepare(std::string("SELECT ") + kRunColumns +
+                                 " FROM agent_runs ORDER BY created_at, id");
+  std::vector<AgentRun> runs;
+  while (select.step()) {
+    AgentRun run = read_run(select);
+    if (selected(query.tasks, run.task_id) && selected(query.models, run.model) &&
+        selected(query.ids, run.id)) {
+      runs.push_back(std::move(run));
+    }
+  }
+  return runs;
+}
+
 std::vector<AgentEvent> AgentStore::events(int64_t run_id, const std::optional<std::string>& kind) const {
   Statement select = db_.prepare(
       "SELECT run_id, seq, at, turn, kind, tool, payload_json, evaluation_id FROM agent_events "
@@ -171,6 +192,12 @@ std::vector<AgentEvent> AgentStore::events(int64_t run_id, const std::optional<s
     events.push_back(std::move(event));
   }
   return events;
+}
+
+std::vector<AgentEvent> AgentStore::scored_submissions(int64_t run_id) const {
+  std::vector<AgentEvent> scored = events(run_id, "submission");
+  std::erase_if(scored, [](const AgentEvent& event) { return !event.evaluation_id; });
+  return scored;
 }
 
 }  // namespace d2k::store

@@ -14,6 +14,13 @@
 
 namespace d2k::store {
 
+// Which runs runs() returns; every non-empty list must contain the run's value.
+struct AgentRunQuery {
+  std::vector<std::string> tasks;
+  std::vector<std::string> models;
+  std::vector<int64_t> ids;
+};
+
 class AgentStore {
  public:
   static AgentStore open(const std::filesystem::path& path);
@@ -25,11 +32,15 @@ class AgentStore {
   std::optional<AgentRun> load_run(int64_t id) const;
   // The newest run prepared in `workspace` (an absolute path, as created).
   std::optional<AgentRun> latest_run_in(const std::string& workspace) const;
+  // Oldest first (by created_at, then id).
+  std::vector<AgentRun> runs(const AgentRunQuery& query = {}) const;
 
   // Appends `event` to its run with the next sequence number (and the time, if empty).
   void append_event(AgentEvent& event);
   // The run's events in order; only those of `kind` when given.
   std::vector<AgentEvent> events(int64_t run_id, const std::optional<std::string>& kind = {}) const;
+  // The run's submission events that name an evaluation (the scored ones), in order.
+  std::vector<AgentEvent> scored_submissions(int64_t run_id) const;
 
  private:
   explicit AgentStore(Database db) : db_(std::move(db)) {}

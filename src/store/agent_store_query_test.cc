@@ -1,4 +1,4 @@
-#include "store/agent_rows.h"
+#include "store/agent_store.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -8,10 +8,10 @@
 namespace d2k::store {
 namespace {
 
-class AgentRowsTest : public ::testing::Test {
+class AgentStoreQueryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "d2k_agent_rows_XXXXXX");
+    std::string pattern = (std::filesystem::temp_directory_path() / "d2k_agent_store_query_XXXXXX");
     ASSERT_NE(mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
     Store store = Store::open(path());
@@ -48,8 +48,8 @@ class AgentRowsTest : public ::testing::Test {
   int64_t evaluation_ = 0;
 };
 
-TEST_F(AgentRowsTest, RunsOldestFirstWithNullsAbsent) {
-  const AgentRows rows(path());
+TEST_F(AgentStoreQueryTest, RunsOldestFirstWithNullsAbsent) {
+  const AgentStore rows = AgentStore::open(path());
   const auto runs = rows.runs();
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].id, 2);  // created first, inserted second
@@ -65,23 +65,23 @@ TEST_F(AgentRowsTest, RunsOldestFirstWithNullsAbsent) {
   EXPECT_FALSE(runs[1].final_evaluation_id);
 }
 
-TEST_F(AgentRowsTest, QueryMatchesEveryGivenList) {
-  const AgentRows rows(path());
+TEST_F(AgentStoreQueryTest, QueryMatchesEveryGivenList) {
+  const AgentStore rows = AgentStore::open(path());
   EXPECT_EQ(rows.runs({.tasks = {"beta"}, .models = {}, .ids = {}}).at(0).id, 1);
   EXPECT_EQ(rows.runs({.tasks = {}, .models = {"m1", "m2"}, .ids = {}}).size(), 2u);
   EXPECT_TRUE(rows.runs({.tasks = {"beta"}, .models = {"m1"}, .ids = {}}).empty());
   EXPECT_EQ(rows.runs({.tasks = {}, .models = {}, .ids = {2}}).at(0).model, "m1");
 }
 
-TEST_F(AgentRowsTest, SubmissionsAreScoredSubmitEventsInOrder) {
-  const AgentRows rows(path());
-  const auto submissions = rows.submissions(2);
+TEST_F(AgentStoreQueryTest, SubmissionsAreScoredSubmitEventsInOrder) {
+  const AgentStore rows = AgentStore::open(path());
+  const auto submissions = rows.scored_submissions(2);
   ASSERT_EQ(submissions.size(), 2u);  // not the one without an evaluation, nor the tool result
   EXPECT_EQ(submissions[0].seq, 1);
   EXPECT_EQ(submissions[0].turn, 1);
   EXPECT_EQ(submissions[1].turn, 4);
   EXPECT_EQ(submissions[1].evaluation_id, evaluation_);
-  EXPECT_EQ(rows.submissions(1).size(), 1u);
+  EXPECT_EQ(rows.scored_submissions(1).size(), 1u);
 }
 
 }  // namespace
