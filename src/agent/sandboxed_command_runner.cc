@@ -54,12 +54,7 @@ sandbox::Policy SandboxedCommandRunner::agent_policy(const std::filesystem::path
   const bool workspace_in_suite = !inside.empty() && *inside.begin() != "..";
   sandbox::Policy policy;
   policy.hidden.push_back(workspace_in_suite || suite == suite.root_path() ? task : suite);
-  if (!store_path.empty()) {
-    const auto store = std::filesystem::absolute(store_path);
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      policy.hidden.push_back(store.string() + suffix);
-    }
-  }
+  if (!store_path.empty()) policy.hide_database(store_path);
   const double cores = std::max(1u, std::thread::hardware_concurrency());
   policy.limits.cpu_seconds = static_cast<rlim_t>(3600 * cores);
   policy.limits.file_bytes = rlim_t{16} << 30;

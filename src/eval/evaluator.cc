@@ -323,12 +323,7 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
     if (inside.empty() || *inside.begin() != "..") continue;
     policy.hidden.push_back(hidden);
   }
-  if (!options_.store_path.empty()) {
-    const auto store = std::filesystem::absolute(options_.store_path);
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
-      policy.hidden.push_back(store.string() + suffix);
-    }
-  }
+  if (!options_.store_path.empty()) policy.hide_database(options_.store_path);
   // Other evaluations' scratch folders share the root; only this one stays visible.
   const auto root = std::filesystem::absolute(options_.scratch_root);
   if (root != root.root_path()) policy.hidden_except_writable.push_back(root);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace d2k::sandbox {
@@ -28,6 +29,12 @@ struct Policy {
   std::vector<std::filesystem::path> readable;
   bool isolate_network = true;
   Limits limits;
+
+  // Hides an SQLite database (a d2k store) with the journal files that sit beside it.
+  void hide_database(const std::filesystem::path& file) {
+    const std::string path = std::filesystem::absolute(file).string();
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) hidden.push_back(path + suffix);
+  }
 };
 
 }  // namespace d2k::sandbox
