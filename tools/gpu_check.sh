@@ -21,9 +21,14 @@
 #   failures    the GPU failure fixtures (crash, device hang, illegal address)
 #   exploits    the GPU exploit classes; each must get the verdict and reason its header declares
 #   repeat      $REPEATS (default 5) independent evaluations of the Muon baseline
+#   smoke       every task's expert/check.py --full --time: baseline and expert against the
+#               reference on small shapes and every workload, outside d2k (quick diagnosis)
+#   suite       `d2k eval` of each task in $SUITE_TASKS (default: every task with an expert/)
+#               for each implementation in $SUITE_IMPLS (default: reference baseline expert)
 # Aliases: check = tests muon overhead; native = doctor cuda cuda-cache.
 #
-# Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, one JSON file per evaluation,
+# Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, records.tar.gz (one JSON file
+# per evaluation, under records/),
 # and the SQLite store ($D2K_SEED_STORE, if given, is copied in first so runs accumulate).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,8 +36,14 @@ OUT=${OUT:-$PWD/gpu-check-out}
 # A device call brings back at most 8 files: $OUT keeps the log, the evaluation records and the
 # store; build logs and benchmark intermediates stay in $LOGS.
 LOGS=${LOGS:-/tmp/d2k-gpu-check}
-mkdir -p "$OUT" "$LOGS"
+RECORDS=$LOGS/records
+rm -rf "$RECORDS"
+mkdir -p "$OUT" "$LOGS" "$RECORDS"
 exec > >(tee -a "$OUT/gpu_check.log") 2>&1
+# The records are packed after every evaluation, so a step cut by the call's time limit loses
+# only the evaluation it was in.
+pack_records() { tar czf "$OUT/records.tar.gz" -C "$LOGS" records; }
+trap pack_records EXIT
 
 export D2K_STORE=$OUT/d2k-store.sqlite
 # A store carried from an earlier run (e.g. .device/seed-store.sqlite) continues here, so one
@@ -51,9 +62,9 @@ step() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
 eval_flags=()
 record() {  # record NAME ARGS...: one d2k evaluation, JSON kept, table printed
   local name=$1; shift
-  "$d2k" eval "$@" "${eval_flags[@]}" --json > "$OUT/$name.json"
+  "$d2k" eval "$@" "${eval_flags[@]}" --json > "$RECORDS/$name.json"
   local status=$?
-  python3 - "$OUT/$name.json" "$name" "$status" <<'PY'
+  python3 - "$RECORDS/$name.json" "$name" "$status" <<'PY'
 import json, sys
 path, name, status = sys.argv[1], sys.argv[2], sys.argv[3]
 try:
@@ -70,6 +81,7 @@ for w in record["workloads"]:
     if w["verdict"] != "passed":
         print("    " + w["message"][:600].replace("\n", "\n    "))
 PY
+  pack_records
   return $status
 }
 
@@ -137,7 +149,7 @@ step_cuda_cache() {
   echo "// changed by gpu_check.sh at $(date -u +%FT%TZ)" >> "$LOGS/changed/solution.cu"
   record muon_baseline_cuda_changed muon_orthogonalization --solution "$LOGS/changed/solution.cu" \
     --workload $first_workload --no-cache || failures=$((failures + 1))
-  python3 - "$OUT" <<'PY'
+  python3 - "$RECORDS" <<'PY'
 import json, os, sys
 for name in ("muon_baseline_cuda", "muon_baseline_cuda_unchanged", "muon_baseline_cuda_changed"):
     path = f"{sys.argv[1]}/{name}.json"
@@ -154,8 +166,8 @@ step_agent() {
   rm -rf "$LOGS/agent-muon"
   "$d2k" agent run muon_orthogonalization --config none --workspace "$workspace" \
     --agent "python3 $PWD/tests/agents/fake_agent.py --correct $PWD/tasks/muon_orthogonalization/baseline/solution.py" \
-    --json > "$OUT/agent_run.json" || failures=$((failures + 1))
-  python3 - "$OUT/agent_run.json" <<'PY' || failures=$((failures + 1))
+    --json > "$RECORDS/agent_run.json" || failures=$((failures + 1))
+  python3 - "$RECORDS/agent_run.json" <<'PY' || failures=$((failures + 1))
 import json, sys
 try:
     outcome = json.load(open(sys.argv[1]))
@@ -183,7 +195,7 @@ step_exploits() {
   for solution in tests/exploits/gpu_scale_add/*.py tests/fixtures/solutions/gpu_scale_add/triton_kernel.py; do
     name=$(basename "$solution" .py)
     record "gpu_exploit_$name" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
-    python3 - "$OUT/gpu_exploit_$name.json" "$solution" <<'PY' || failures=$((failures + 1))
+    python3 - "$RECORDS/gpu_exploit_$name.json" "$solution" <<'PY' || failures=$((failures + 1))
 import json, re, sys
 record, header = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
 verdict = re.search(r"expect-verdict:\s*(\S+)", header).group(1)
@@ -202,7 +214,7 @@ step_repeat() {
   for i in $(seq "${REPEATS:-5}"); do
     record "muon_baseline_repeat_$i" muon_orthogonalization --impl baseline --no-cache
   done
-  python3 - "$OUT" <<'PY'
+  python3 - "$RECORDS" <<'PY'
 import glob, json, statistics, sys
 runs = [json.load(open(path)) for path in sorted(glob.glob(f"{sys.argv[1]}/muon_baseline_repeat_*.json"))]
 for index, w in enumerate(runs[0]["workloads"]):
@@ -212,13 +224,36 @@ for index, w in enumerate(runs[0]["workloads"]):
 PY
 }
 
+suite_tasks() {
+  if [ -n "${SUITE_TASKS:-}" ]; then echo "$SUITE_TASKS"; return; fi
+  for folder in tasks/*/expert; do basename "$(dirname "$folder")"; done
+}
+
+step_smoke() {
+  for task in $(suite_tasks); do
+    local check=tasks/$task/expert/check.py
+    [ -f "$check" ] || continue
+    step "smoke: $check --impl both --full --time"
+    timeout 240 "$python" "$check" --impl both --full --time || failures=$((failures + 1))
+  done
+}
+
+step_suite() {
+  for task in $(suite_tasks); do
+    for impl in ${SUITE_IMPLS:-reference baseline expert}; do
+      step "d2k eval $task --impl $impl"
+      record "${task}_$impl" "$task" --impl "$impl" --no-cache || failures=$((failures + 1))
+    done
+  done
+}
+
 [ $# -eq 0 ] && set -- check
 requested=()
 for name in "$@"; do
   case $name in
     check) requested+=(tests muon overhead) ;;
     native) requested+=(doctor cuda cuda-cache) ;;
-    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat) requested+=("$name") ;;
+    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|smoke|suite) requested+=("$name") ;;
     *) echo "unknown step: $name (see the header of $0)"; exit 2 ;;
   esac
 done
