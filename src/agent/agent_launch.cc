@@ -70,7 +70,16 @@ LaunchPlan plan_codex(const LaunchRequest& request) {
   const fs::path program = require_on_path("codex", "Codex CLI");
   const fs::path home = request.run_dir / "codex";
   std::ostringstream toml;
-  toml << "[mcp_servers." << kServerName << "]\n"
+  // Only d2k's tools, as for Claude Code: Codex's own shell (both of its forms) is switched off
+  // so that every command runs through d2k's sandboxed bash, and whatever built-in remains can
+  // neither write nor reach the network.
+  toml << "sandbox_mode = \"read-only\"\n"
+       << "approval_policy = \"never\"\n"
+       << "web_search = \"disabled\"\n\n"
+       << "[features]\n"
+       << "shell_tool = false\n"
+       << "unified_exec = false\n\n"
+       << "[mcp_servers." << kServerName << "]\n"
        << "command = " << toml_string(request.mcp_command.front()) << "\n"
        << "args = " << toml_array({request.mcp_command.begin() + 1, request.mcp_command.end()}) << "\n"
        << "startup_timeout_sec = 60\n"

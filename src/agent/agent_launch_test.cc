@@ -74,6 +74,10 @@ TEST_F(AgentLaunchTest, CodexGetsItsOwnHomeWithTheServerTable) {
   EXPECT_NE(toml.find("[mcp_servers.d2k]\ncommand = \"/bin/d2k\"\n"), std::string::npos);
   EXPECT_NE(toml.find("args = [\"--store\", \"/s.sqlite\", \"mcp\""), std::string::npos);
   EXPECT_NE(toml.find("enabled_tools = [\"read\", \"write\", \"bash\", \"submit\"]"), std::string::npos);
+  // No built-in shell: commands go through d2k's sandboxed bash tool only.
+  EXPECT_NE(toml.find("[features]\nshell_tool = false\nunified_exec = false\n"), std::string::npos);
+  EXPECT_NE(toml.find("sandbox_mode = \"read-only\"\n"), std::string::npos);
+  EXPECT_LT(toml.find("sandbox_mode"), toml.find("[features]"));  // top-level keys before tables
   ASSERT_EQ(plan.environment.size(), 1u);
   EXPECT_EQ(plan.environment[0].first, "CODEX_HOME");
   EXPECT_EQ(plan.argv[1], "exec");

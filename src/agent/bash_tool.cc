@@ -29,12 +29,12 @@ mcp::ToolSpec BashTool::spec() const {
           false};
 }
 
-mcp::ToolResult BashTool::call(const nlohmann::json& arguments, std::stop_token) {
+mcp::ToolResult BashTool::call(const nlohmann::json& arguments, std::stop_token stop) {
   const double timeout = arguments.value("timeout", kDefaultTimeoutSeconds);
   const native::CommandResult result =
-      runner_.run(arguments["command"], workspace_, timeout, kOutputLimit);
+      runner_.run(arguments["command"], workspace_, timeout, kOutputLimit, stop);
   std::string text = fmt::format("[{}, {:.1f} s]\n{}", result.describe(timeout), result.seconds, result.output);
-  return {std::move(text), result.timed_out, std::nullopt};
+  return {std::move(text), result.timed_out || result.cancelled, std::nullopt};
 }
 
 }  // namespace d2k::agent

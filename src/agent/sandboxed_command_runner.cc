@@ -26,17 +26,19 @@ std::string shell_quote(const std::string& text) {
 
 native::CommandResult SandboxedCommandRunner::run(const std::string& command,
                                                   const std::filesystem::path& cwd,
-                                                  double timeout_seconds, size_t output_limit) {
+                                                  double timeout_seconds, size_t output_limit,
+                                                  std::stop_token stop) {
   const auto started = std::chrono::steady_clock::now();
   // run_sandboxed starts /bin/sh; the tool promises bash.
   const sandbox::RunResult ran = sandbox::run_sandboxed("exec bash -c " + shell_quote(command), cwd,
-                                                        policy_, timeout_seconds, output_limit);
+                                                        policy_, timeout_seconds, output_limit, stop);
   if (!reported_ && !ran.report.unavailable.empty()) {
     std::fprintf(stderr, "d2k mcp: bash sandbox: %s\n", ran.report.summary().c_str());
     reported_ = true;
   }
   native::CommandResult result;
   result.timed_out = ran.timed_out;
+  result.cancelled = ran.cancelled;
   result.exited = ran.exited;
   result.status = ran.status;
   result.output = ran.output;

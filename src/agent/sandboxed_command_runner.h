@@ -17,7 +17,8 @@ class SandboxedCommandRunner : public CommandRunner {
   explicit SandboxedCommandRunner(sandbox::Policy policy) : policy_(std::move(policy)) {}
 
   native::CommandResult run(const std::string& command, const std::filesystem::path& cwd,
-                            double timeout_seconds, size_t output_limit) override;
+                            double timeout_seconds, size_t output_limit,
+                            std::stop_token stop) override;
 
   // What the commands of an agent working on the task in `task_dir` must not see: the suite
   // folder holding the task (the task's public files are staged in the workspace; no task's

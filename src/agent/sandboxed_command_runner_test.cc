@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stop_token>
+#include <thread>
+
 #include "agent/bash_tool.h"
 #include "agent/test_folder_test_util.h"
 
@@ -23,7 +26,7 @@ class SandboxedCommandRunnerTest : public ::testing::Test {
   native::CommandResult run(const std::string& command, const fs::path& workspace) {
     SandboxedCommandRunner runner(
         SandboxedCommandRunner::agent_policy(suite_ / "this_task", workspace, store_));
-    return runner.run(command, workspace, 20.0, 65536);
+    return runner.run(command, workspace, 20.0, 65536, {});
   }
 
   TestFolder folder_;
@@ -79,6 +82,22 @@ TEST_F(SandboxedCommandRunnerTest, TheBashToolKeepsItsTimeLimitInsideTheSandbox)
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
   EXPECT_TRUE(result.is_error);
   EXPECT_NE(result.text.find("time limit"), std::string::npos) << result.text;
+}
+
+TEST_F(SandboxedCommandRunnerTest, ACancelledCommandIsKilledInsideTheSandbox) {
+  SandboxedCommandRunner runner(
+      SandboxedCommandRunner::agent_policy(suite_ / "this_task", workspace_, store_));
+  BashTool bash(workspace_, runner);
+  std::stop_source cancel;
+  std::jthread client([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel.request_stop();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = bash.call({{"command", "sleep 30 & sleep 30"}}, cancel.get_token());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  EXPECT_TRUE(result.is_error);
+  EXPECT_NE(result.text.find("cancelled"), std::string::npos) << result.text;
 }
 
 }  // namespace

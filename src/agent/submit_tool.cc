@@ -24,10 +24,10 @@ mcp::ToolSpec SubmitTool::spec() const {
           false};
 }
 
-const record::EvaluationResult& SubmitTool::baseline() {
+const record::EvaluationResult& SubmitTool::baseline(std::stop_token stop) {
   if (!baseline_) {
     const auto stored = session_.run().baseline_evaluation_id;
-    baseline_ = evaluator_.baseline(stored);
+    baseline_ = evaluator_.baseline(stored, stop);
     if (!stored) {
       session_.set_baseline(baseline_->id);
       session_.record(kEvaluationEvent, "submit",
@@ -39,7 +39,7 @@ const record::EvaluationResult& SubmitTool::baseline() {
   return *baseline_;
 }
 
-mcp::ToolResult SubmitTool::call(const nlohmann::json& arguments, std::stop_token) {
+mcp::ToolResult SubmitTool::call(const nlohmann::json& arguments, std::stop_token stop) {
   const std::string name = arguments.value("path", "solution.py");
   const fs::path file = resolve_in_workspace(workspace_, name);
   if (!fs::is_regular_file(file)) return mcp::ToolResult::error("no such file: " + name);
@@ -50,8 +50,20 @@ mcp::ToolResult SubmitTool::call(const nlohmann::json& arguments, std::stop_toke
   fs::create_directories(snapshot.parent_path());
   fs::copy_file(file, snapshot);
 
-  const record::EvaluationResult& reference = baseline();
-  const record::EvaluationResult result = evaluator_.evaluate(snapshot);
+  std::optional<record::EvaluationResult> evaluated;
+  try {
+    baseline(stop);
+    evaluated = evaluator_.evaluate(snapshot, stop);
+  } catch (...) {
+    // The client stopped waiting: the run's record says so; the client gets no answer.
+    if (stop.stop_requested()) {
+      session_.record(kSubmissionEvent, "submit",
+                      {{"path", name}, {"submission", number}, {"cancelled", true}}, std::nullopt);
+    }
+    throw;
+  }
+  const record::EvaluationResult& reference = *baseline_;
+  const record::EvaluationResult& result = *evaluated;
   const SubmissionSummary summary = summarize(result, reference);
   nlohmann::json reply = summary;
   reply["path"] = name;

@@ -26,7 +26,7 @@ class SubmitTool : public mcp::Tool {
   mcp::ToolResult call(const nlohmann::json& arguments, std::stop_token stop) override;
 
  private:
-  const record::EvaluationResult& baseline();
+  const record::EvaluationResult& baseline(std::stop_token stop);
 
   std::filesystem::path workspace_;
   std::filesystem::path submissions_dir_;

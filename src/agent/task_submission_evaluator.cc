@@ -7,22 +7,25 @@
 
 namespace d2k::agent {
 
-record::EvaluationResult TaskSubmissionEvaluator::evaluate(const std::filesystem::path& solution) {
-  return run(task::ImplKind::solution, solution);
+record::EvaluationResult TaskSubmissionEvaluator::evaluate(const std::filesystem::path& solution,
+                                                           std::stop_token stop) {
+  return run(task::ImplKind::solution, solution, stop);
 }
 
-record::EvaluationResult TaskSubmissionEvaluator::baseline(std::optional<int64_t> stored) {
+record::EvaluationResult TaskSubmissionEvaluator::baseline(std::optional<int64_t> stored,
+                                                           std::stop_token stop) {
   if (stored) {
     auto result = store_.load(*stored);
     if (!result) throw std::runtime_error("the run's baseline evaluation " + std::to_string(*stored) + " is not in the store");
     return *result;
   }
   const bool has_baseline = std::filesystem::exists(task_.implementation_file(task::ImplKind::baseline));
-  return run(has_baseline ? task::ImplKind::baseline : task::ImplKind::reference, {});
+  return run(has_baseline ? task::ImplKind::baseline : task::ImplKind::reference, {}, stop);
 }
 
 record::EvaluationResult TaskSubmissionEvaluator::run(task::ImplKind kind,
-                                                      const std::filesystem::path& solution) {
+                                                      const std::filesystem::path& solution,
+                                                      std::stop_token stop) {
   if (task_.evaluation.device == task::Device::cuda) {
     const auto availability = runtime::probe_cuda_device();
     if (!availability.available) {
@@ -34,6 +37,7 @@ record::EvaluationResult TaskSubmissionEvaluator::run(task::ImplKind kind,
   options.kind = kind;
   options.solution = solution;
   options.progress = progress_;
+  options.stop = stop;
   eval::Evaluator evaluator(task_, &store_, options);
   return evaluator.run();
 }

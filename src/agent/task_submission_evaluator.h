@@ -17,12 +17,14 @@ class TaskSubmissionEvaluator : public SubmissionEvaluator {
                           std::function<void(const std::string&)> progress)
       : task_(task), store_(store), progress_(std::move(progress)) {}
 
-  record::EvaluationResult evaluate(const std::filesystem::path& solution) override;
+  record::EvaluationResult evaluate(const std::filesystem::path& solution,
+                                    std::stop_token stop) override;
   // The baseline is baseline/solution.py; a task without one is compared with its reference.
-  record::EvaluationResult baseline(std::optional<int64_t> stored) override;
+  record::EvaluationResult baseline(std::optional<int64_t> stored, std::stop_token stop) override;
 
  private:
-  record::EvaluationResult run(task::ImplKind kind, const std::filesystem::path& solution);
+  record::EvaluationResult run(task::ImplKind kind, const std::filesystem::path& solution,
+                               std::stop_token stop);
 
   const task::Task& task_;
   store::Store& store_;

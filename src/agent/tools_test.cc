@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <stop_token>
+#include <thread>
+
 #include <chrono>
 
 #include "agent/bash_tool.h"
@@ -73,6 +76,23 @@ TEST_F(ToolsTest, BashKillsTheGroupAtTheTimeLimit) {
   EXPECT_NE(result.text.find("time limit"), std::string::npos);
 }
 
+TEST_F(ToolsTest, BashKillsTheGroupWhenTheCallIsCancelled) {
+  HostCommandRunner runner;
+  BashTool bash(workspace_, runner);
+  std::stop_source cancel;
+  std::jthread client([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel.request_stop();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const auto result =
+      bash.call({{"command", "sleep 30 & echo started; sleep 30"}}, cancel.get_token());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  EXPECT_TRUE(result.is_error);
+  EXPECT_NE(result.text.find("cancelled"), std::string::npos) << result.text;
+  EXPECT_NE(result.text.find("started"), std::string::npos) << result.text;
+}
+
 TEST_F(ToolsTest, BashOutputIsBounded) {
   HostCommandRunner runner;
   BashTool bash(workspace_, runner);
@@ -81,17 +101,23 @@ TEST_F(ToolsTest, BashOutputIsBounded) {
   EXPECT_NE(result.text.find("more bytes"), std::string::npos);
 }
 
-// Stores what it is asked to evaluate; verdicts come from the file's first line.
+// Stores what it is asked to evaluate; verdicts come from the file's first line. A file that
+// starts with "slow" runs until the call is cancelled.
 class FakeEvaluator : public SubmissionEvaluator {
  public:
   explicit FakeEvaluator(store::Store& store) : store_(store) {}
 
-  record::EvaluationResult evaluate(const fs::path& solution) override {
+  record::EvaluationResult evaluate(const fs::path& solution, std::stop_token stop) override {
     evaluated.push_back(solution);
-    const bool good = read_text(solution).rfind("good", 0) == 0;
+    const std::string text = read_text(solution);
+    if (text.rfind("slow", 0) == 0) {
+      while (!stop.stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      throw std::runtime_error("the evaluation was cancelled");
+    }
+    const bool good = text.rfind("good", 0) == 0;
     return save("solution", good ? 1.0 : std::optional<double>());
   }
-  record::EvaluationResult baseline(std::optional<int64_t> stored) override {
+  record::EvaluationResult baseline(std::optional<int64_t> stored, std::stop_token) override {
     ++baseline_requests;
     if (stored) return *store_.load(*stored);
     return save("baseline", 2.0);
@@ -164,6 +190,23 @@ TEST_F(SubmitToolTest, EvaluatesASnapshotAndRecordsTheSubmission) {
   const auto baseline = agent_store_.events(session.run().id, std::string(kEvaluationEvent));
   ASSERT_EQ(baseline.size(), 1u);
   EXPECT_EQ(agent_store_.load_run(session.run().id)->baseline_evaluation_id, baseline[0].evaluation_id);
+}
+
+TEST_F(SubmitToolTest, ACancelledSubmissionStopsItsEvaluationAndIsRecordedAsCancelled) {
+  RunSession session(agent_store_, new_run(10));
+  FakeEvaluator evaluator(store_);
+  SubmitTool submit(workspace_, submissions_dir_for(workspace_), evaluator, session);
+  write_text(workspace_ / "solution.py", "slow");
+  std::stop_source cancel;
+  std::jthread client([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancel.request_stop();
+  });
+  EXPECT_THROW(submit.call(json::object(), cancel.get_token()), std::runtime_error);
+  const auto submissions = agent_store_.events(session.run().id, std::string(kSubmissionEvent));
+  ASSERT_EQ(submissions.size(), 1u);
+  EXPECT_EQ(submissions[0].payload["cancelled"], true);
+  EXPECT_FALSE(submissions[0].evaluation_id.has_value());
 }
 
 TEST_F(SubmitToolTest, MissingFileIsAToolError) {

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -86,29 +87,42 @@ struct Limits {
   Clock::time_point deadline;
 };
 
-enum class Ending { done, failed, crashed, timed_out, workload_timed_out, rejected };
+enum class Ending { done, failed, crashed, timed_out, workload_timed_out, rejected, cancelled };
 
-// Reads a worker's messages until it finishes, fails, dies or stalls, handing each message to
-// `on_message`. A timing phase announces how long it expects to run; the idle limit grows by
-// that much while it lasts.
-Ending drive(WorkerProcess& worker, const Limits& limits,
+// How often a waiting orchestrator looks at its stop token.
+constexpr double kStopPollSeconds = 0.25;
+
+// Reads a worker's messages until it finishes, fails, dies or stalls, or `stop` is requested,
+// handing each message to `on_message`. A timing phase announces how long it expects to run; the
+// idle limit grows by that much while it lasts.
+Ending drive(WorkerProcess& worker, const Limits& limits, std::stop_token stop,
              const std::function<void(const nlohmann::json&)>& on_message, std::string& detail) {
   double idle_limit = limits.idle_seconds;
+  auto last_message = Clock::now();
   while (true) {
-    const double left_overall = std::chrono::duration<double>(limits.deadline - Clock::now()).count();
-    const double wait = std::max(0.0, std::min(idle_limit, left_overall));
-    nlohmann::json message;
-    const auto status = worker.channel().receive(
-        message, std::chrono::milliseconds(static_cast<long long>(wait * 1000)));
-    if (status == Channel::Status::timed_out) {
+    if (stop.stop_requested()) {
       worker.kill();
-      if (left_overall <= idle_limit) {
+      detail = "the evaluation was cancelled";
+      return Ending::cancelled;
+    }
+    const auto now = Clock::now();
+    const double left_overall = std::chrono::duration<double>(limits.deadline - now).count();
+    const double left_idle =
+        idle_limit - std::chrono::duration<double>(now - last_message).count();
+    if (left_overall <= 0.0 || left_idle <= 0.0) {
+      worker.kill();
+      if (left_overall <= left_idle) {
         detail = "the workload exceeded its overall time limit";
         return Ending::workload_timed_out;
       }
       detail = fmt::format("no progress for {:.0f} s (call time limit)", idle_limit);
       return Ending::timed_out;
     }
+    const double wait = std::min({left_idle, left_overall, kStopPollSeconds});
+    nlohmann::json message;
+    const auto status = worker.channel().receive(
+        message, std::chrono::milliseconds(static_cast<long long>(std::ceil(wait * 1000))));
+    if (status == Channel::Status::timed_out) continue;
     if (status == Channel::Status::closed) return Ending::crashed;
     if (status == Channel::Status::rejected) {
       worker.kill();
@@ -116,6 +130,7 @@ Ending drive(WorkerProcess& worker, const Limits& limits,
       return Ending::rejected;
     }
     const std::string event = message.value("event", "");
+    last_message = Clock::now();
     idle_limit = limits.idle_seconds;
     if (event == "progress" && message.value("phase", "") == "timing") {
       idle_limit += 3.0 * message.value("expected_seconds", 0.0);
@@ -232,6 +247,7 @@ record::EvaluationResult Evaluator::run() {
   for (size_t i = 0; i < task_.workloads.size(); ++i) {
     const auto& workload = task_.workloads[i];
     if (options_.workload && *options_.workload != workload.label) continue;
+    if (options_.stop.stop_requested()) throw EvaluationCancelled();
     if (built && !built->ok) {
       record::WorkloadResult failed;
       failed.workload = workload.label;
@@ -397,8 +413,9 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
     worker->channel().set_token(new_channel_token());
     worker->channel().send(job);
     std::string detail;
-    const Ending ending = drive(*worker, limits, handle, detail);
+    const Ending ending = drive(*worker, limits, options_.stop, handle, detail);
     const ExitStatus status = worker->wait();
+    if (ending == Ending::cancelled) throw EvaluationCancelled();
     const bool reference = role == WorkerRole::reference;
     if (ending == Ending::timed_out || ending == Ending::workload_timed_out) {
       judge.fail(reference ? record::Verdict::harness_error : record::Verdict::timed_out,

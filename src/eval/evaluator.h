@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <stdexcept>
+#include <stop_token>
 #include <string>
 
 #include "native/builder.h"
@@ -24,6 +26,14 @@ struct EvaluatorOptions {
   std::function<void(const std::string&)> progress;  // one line per phase
   bool sandbox = true;  // run candidate workers in the sandbox (docs/protocol.md, "Sandbox")
   std::filesystem::path store_path;  // hidden from candidate workers; empty when there is none
+  // When requested, the running worker is killed and run() throws EvaluationCancelled; nothing
+  // is stored.
+  std::stop_token stop;
+};
+
+class EvaluationCancelled : public std::runtime_error {
+ public:
+  EvaluationCancelled() : std::runtime_error("the evaluation was cancelled") {}
 };
 
 // The evaluation pipeline for one implementation of one task: per workload, a reference worker

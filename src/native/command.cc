@@ -112,12 +112,13 @@ bool read_available(int fd, OutputKeeper& output) {
 
 std::string CommandResult::describe(double timeout_seconds) const {
   if (timed_out) return fmt::format("killed after {:g} s (time limit)", timeout_seconds);
+  if (cancelled) return "killed: the call was cancelled";
   if (exited) return fmt::format("exited with status {}", status);
   return fmt::format("killed by signal {} ({})", status, strsignal(status));
 }
 
 CommandResult run_command(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
-                          double timeout_seconds, size_t output_limit) {
+                          double timeout_seconds, size_t output_limit, std::stop_token stop) {
   if (argv.empty()) throw std::invalid_argument("run_command: empty argv");
   const auto started = Clock::now();
   const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
@@ -144,8 +145,9 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::files
   bool reaped = false;
   // Read until the output closes and the child has exited, or the time is up.
   while (!reaped) {
-    if (Clock::now() >= deadline) {
-      result.timed_out = true;
+    const bool late = Clock::now() >= deadline;
+    if (late || stop.stop_requested()) {
+      (late ? result.timed_out : result.cancelled) = true;
       kill(-pid, SIGKILL);
       while (waitpid(pid, &raw, 0) < 0 && errno == EINTR) continue;
       break;
@@ -173,7 +175,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const std::files
 
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   result.output = output.text();
-  if (!result.timed_out) {
+  if (!result.timed_out && !result.cancelled) {
     result.exited = WIFEXITED(raw);
     result.status = result.exited ? WEXITSTATUS(raw) : WTERMSIG(raw);
   }

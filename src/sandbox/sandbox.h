@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <stop_token>
 #include <string>
 
 #include "sandbox/policy.h"
@@ -44,14 +45,16 @@ struct RunResult {
   bool exited = false;
   int status = -1;  // exit status when `exited`, else the signal number
   bool timed_out = false;
+  bool cancelled = false;  // killed because `stop` was requested
   std::string output;  // stdout and stderr together, up to the output limit
   Report report;
 };
 
 // `/bin/sh -c command` in `workspace` (which is added to the writable folders), stdin from
-// /dev/null, killed with everything it started after `timeout_seconds`. For tools that run
-// commands for an agent (the MCP `bash` tool) as well as for tests.
+// /dev/null, killed with everything it started after `timeout_seconds` or as soon as `stop` is
+// requested. For tools that run commands for an agent (the MCP `bash` tool) as well as for tests.
 RunResult run_sandboxed(const std::string& command, const std::filesystem::path& workspace,
-                        Policy policy, double timeout_seconds, size_t output_limit);
+                        Policy policy, double timeout_seconds, size_t output_limit,
+                        std::stop_token stop = {});
 
 }  // namespace d2k::sandbox
