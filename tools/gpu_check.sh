@@ -23,8 +23,12 @@
 #   repeat      $REPEATS (default 5) independent evaluations of the Muon baseline
 #   smoke       every task's expert/check.py --full --time: baseline and expert against the
 #               reference on small shapes and every workload, outside d2k (quick diagnosis)
-#   suite       `d2k eval` of each task in $SUITE_TASKS (default: every task with an expert/)
-#               for each implementation in $SUITE_IMPLS (default: reference baseline expert)
+#   suite       `d2k eval` of every task with an expert/, for reference, baseline and expert;
+#   suite=LIST  only these: LIST is TASK[/IMPL[+IMPL...]][,TASK...], e.g.
+#               suite=muon_orthogonalization/expert,fused_moe
+# A step written STEP@N runs on GPU N only (CUDA_VISIBLE_DEVICES=N), in the background: the steps
+# of one GPU run in order, different GPUs at once, after the steps without @. Evaluations on
+# different GPUs do not disturb each other's timing; the store takes their writes in turn.
 # Aliases: check = tests muon overhead; native = doctor cuda cuda-cache.
 #
 # Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, records.tar.gz (one JSON file
@@ -42,7 +46,7 @@ mkdir -p "$OUT" "$LOGS" "$RECORDS"
 exec > >(tee -a "$OUT/gpu_check.log") 2>&1
 # The records are packed after every evaluation, so a step cut by the call's time limit loses
 # only the evaluation it was in.
-pack_records() { tar czf "$OUT/records.tar.gz" -C "$LOGS" records; }
+pack_records() { flock "$LOGS/records.lock" tar czf "$OUT/records.tar.gz" -C "$LOGS" records; }
 trap pack_records EXIT
 
 export D2K_STORE=$OUT/d2k-store.sqlite
@@ -224,13 +228,13 @@ for index, w in enumerate(runs[0]["workloads"]):
 PY
 }
 
-suite_tasks() {
-  if [ -n "${SUITE_TASKS:-}" ]; then echo "$SUITE_TASKS"; return; fi
+suite_entries() {  # suite_entries [LIST]: one TASK/IMPL+IMPL per line
+  if [ -n "${1:-}" ]; then tr ',' '\n' <<< "$1"; return; fi
   for folder in tasks/*/expert; do basename "$(dirname "$folder")"; done
 }
 
 step_smoke() {
-  for task in $(suite_tasks); do
+  for task in $(suite_entries); do
     local check=tasks/$task/expert/check.py
     [ -f "$check" ] || continue
     step "smoke: $check --impl both --full --time"
@@ -238,9 +242,13 @@ step_smoke() {
   done
 }
 
-step_suite() {
-  for task in $(suite_tasks); do
-    for impl in ${SUITE_IMPLS:-reference baseline expert}; do
+step_suite() {  # step_suite [LIST]
+  local entry task impls
+  for entry in $(suite_entries "${1:-}"); do
+    task=${entry%%/*}
+    impls=reference+baseline+expert
+    [[ $entry == */* ]] && impls=${entry#*/}
+    for impl in ${impls//+/ }; do
       step "d2k eval $task --impl $impl"
       record "${task}_$impl" "$task" --impl "$impl" --no-cache || failures=$((failures + 1))
     done
@@ -248,14 +256,19 @@ step_suite() {
 }
 
 [ $# -eq 0 ] && set -- check
-requested=()
+requested=()        # steps run in order, on every GPU
+declare -A lanes=()  # GPU -> its steps, run in the background
 for name in "$@"; do
   case $name in
-    check) requested+=(tests muon overhead) ;;
-    native) requested+=(doctor cuda cuda-cache) ;;
-    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|smoke|suite) requested+=("$name") ;;
+    check) requested+=(tests muon overhead); continue ;;
+    native) requested+=(doctor cuda cuda-cache); continue ;;
+  esac
+  base=${name%@*}
+  case ${base%%=*} in
+    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|smoke|suite) ;;
     *) echo "unknown step: $name (see the header of $0)"; exit 2 ;;
   esac
+  if [[ $name == *@* ]]; then lanes[${name##*@}]+="$base "; else requested+=("$base"); fi
 done
 
 step "environment"
@@ -271,8 +284,27 @@ cmake --build $build -j "$(nproc)" --target d2k 2>&1 | tail -3
 [ -x "$d2k" ] || { echo "build failed"; exit 1; }
 
 
-for name in "${requested[@]}"; do
-  "step_${name//-/_}"
+run_step() {  # run_step NAME[=ARGUMENT]
+  local name=${1%%=*}
+  if [[ $1 == *=* ]]; then "step_${name//-/_}" "${1#*=}"; else "step_${name//-/_}"; fi
+}
+for name in "${requested[@]}"; do run_step "$name"; done
+lane_pids=()
+for gpu in "${!lanes[@]}"; do
+  (
+    export CUDA_VISIBLE_DEVICES=$gpu
+    failures=0
+    for name in ${lanes[$gpu]}; do run_step "$name"; done
+    exit $failures
+  ) > "$OUT/gpu$gpu.log" 2>&1 &
+  lane_pids+=("$gpu:$!")
+  echo "GPU $gpu runs in the background: ${lanes[$gpu]}(log: gpu$gpu.log)"
+done
+for lane in "${lane_pids[@]}"; do
+  wait "${lane#*:}"
+  status=$?
+  failures=$((failures + status))
+  step "GPU ${lane%%:*} finished ${lanes[${lane%%:*}]}with $status failed steps"
 done
 step "done: $failures failed steps"
 exit $failures
