@@ -29,6 +29,20 @@ d2k_require_static_library(sqlite sqlite3.h sqlite3)
 # Formulas in task configs (work model, memory bounds). Debian ships muparser only as a shared
 # library, which this then finds; on the GPU machine it comes unpacked, found through the RPATH.
 d2k_require_static_library(muparser muParser.h muparser)
+# The distribution check's chi-square tail probability (src/eval/distribution_check.cc), linked
+# statically from Debian's libgsl-dev.
+find_path(gsl_INCLUDE_DIR gsl/gsl_cdf.h)
+find_library(gsl_LIBRARY NAMES libgsl.a gsl)
+find_library(gslcblas_LIBRARY NAMES libgslcblas.a gslcblas)
+if(NOT gsl_INCLUDE_DIR OR NOT gsl_LIBRARY OR NOT gslcblas_LIBRARY)
+  message(FATAL_ERROR "GSL not found (gsl/gsl_cdf.h, libgsl, libgslcblas): install Debian's "
+                      "libgsl-dev (tools/install_deps.sh), or unpack it into the prefix given "
+                      "as CMAKE_PREFIX_PATH (tools/prepare_device.sh)")
+endif()
+add_library(d2k_dep_gsl INTERFACE)
+target_include_directories(d2k_dep_gsl SYSTEM INTERFACE ${gsl_INCLUDE_DIR})
+target_link_libraries(d2k_dep_gsl INTERFACE ${gsl_LIBRARY} ${gslcblas_LIBRARY} m)
+add_library(d2k::gsl ALIAS d2k_dep_gsl)
 find_package(Threads REQUIRED)
 target_link_libraries(d2k_dep_sqlite INTERFACE Threads::Threads ${CMAKE_DL_LIBS} m)
 

@@ -19,7 +19,8 @@
 #               baseline's code; the run's final selection must be the baseline
 #   report      `d2k report --format md` of the store
 #   failures    the GPU failure fixtures (crash, device hang, illegal address)
-#   exploits    the GPU exploit classes; each must get the verdict and reason its header declares
+#   exploits    the GPU exploit classes (tests/exploits/gpu_*/, the runtime audit's among them);
+#               each must get the verdict and reason its header declares
 #   repeat      $REPEATS (default 5) independent evaluations of the Muon baseline
 #   smoke       every task's expert/check.py --full --time: baseline and expert against the
 #               reference on small shapes and every workload, outside d2k (quick diagnosis)
@@ -84,6 +85,11 @@ for w in record["workloads"]:
     print(f"  {w['workload']:<30} {w['verdict']:<13} {mean}  max_err {err:.2e}  {w['reason_code']}")
     if w["verdict"] != "passed":
         print("    " + w["message"][:600].replace("\n", "\n    "))
+    audit = w.get("audit") or {}
+    if audit.get("unavailable"):
+        print("    not audited: " + audit["unavailable"])
+    elif audit:
+        print(f"    audit: {len(audit.get('kernels', []))} kernels, peak aux {audit.get('peak_aux_bytes')} bytes")
 PY
   pack_records
   return $status
@@ -196,20 +202,38 @@ step_failures() {
 
 step_exploits() {
   step "GPU exploit classes: each gets its header's verdict; a legitimate Triton kernel passes"
-  for solution in tests/exploits/gpu_scale_add/*.py tests/fixtures/solutions/gpu_scale_add/triton_kernel.py; do
-    name=$(basename "$solution" .py)
-    record "gpu_exploit_$name" tests/fixtures/tasks/gpu_scale_add --solution "$solution"
-    python3 - "$RECORDS/gpu_exploit_$name.json" "$solution" <<'PY' || failures=$((failures + 1))
+  # tests/exploits/<task>/ runs against tests/fixtures/tasks/<task>. The legitimate Triton kernel
+  # goes last for each task and must pass the runtime audit too (it keeps gpu_scale_add_custom's
+  # rules: its own kernel, nothing allocated but the output).
+  for folder in tests/exploits/gpu_*/; do
+    local task=tests/fixtures/tasks/$(basename "$folder")
+    for solution in "$folder"*.py tests/fixtures/solutions/gpu_scale_add/triton_kernel.py; do
+      name=$(basename "$folder")_$(basename "$solution" .py)
+      record "gpu_exploit_$name" "$task" --solution "$solution"
+      python3 - "$RECORDS/gpu_exploit_$name.json" "$solution" <<'PY' || failures=$((failures + 1))
 import json, re, sys
 record, header = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
 verdict = re.search(r"expect-verdict:\s*(\S+)", header).group(1)
 reason = re.search(r"expect-reason:\s*(\S+)", header)
 print(f"  sandbox: {record.get('sandbox', '')}")
+for w in record["workloads"]:
+    audit = w.get("audit") or {}
+    if audit.get("unavailable"):
+        print(f"  audit {w['workload']}: not audited: {audit['unavailable']}")
+    elif audit:
+        kernels = audit.get("kernels", [])
+        streams = sorted({k["stream"] for k in kernels} | {t["stream"] for t in audit.get("transfers", [])})
+        print(f"  audit {w['workload']}: {len(kernels)} kernels, {len(audit.get('transfers', []))} transfers,"
+              f" streams {streams} (harness {audit.get('harness_stream')}),"
+              f" peak aux {audit.get('peak_aux_bytes')} bytes; {audit.get('tracer', '')}")
+        for k in kernels[:4]:
+            print(f"    {k['name'][:110]}")
 bad = [w for w in record["workloads"] if w["verdict"] != verdict
        or (reason and w["reason_code"] != reason.group(1))]
 print(f"  expected {verdict}{' / ' + reason.group(1) if reason else ''}: {'FAILED' if bad else 'ok'}")
 sys.exit(1 if bad else 0)
 PY
+    done
   done
 }
 

@@ -7,6 +7,7 @@ packages=(
   libxxhash-dev pybind11-dev python3-dev   # libraries (README: "Dependencies")
   libcpp-httplib-dev libssl-dev            # the judge's HTTP(S) client
   libmuparser-dev                          # formulas in task configs (work model, memory bound)
+  libgsl-dev                              # chi-square p-values of the distribution check
   libgtest-dev libgmock-dev               # tests
   chromium                                # tests: the HTML report loads without console errors
   python3-torch python3-numpy             # the CPU end-to-end tests run real PyTorch

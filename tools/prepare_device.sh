@@ -10,10 +10,10 @@ cd "$(dirname "$0")/.."
 # cpp-httplib (the judge's client) and muparser (task formulas) are shared libraries: their
 # runtime packages come too, found at run time through the build tree's RPATH. cpp-httplib needs
 # OpenSSL's headers to compile against, and at run time the machine's own libssl3, zlib and
-# brotli libraries.
+# brotli libraries. GSL (the distribution check) is linked from its static archives.
 packages=(nlohmann-json3-dev libcli11-dev libfmt-dev libyaml-cpp-dev libsqlite3-dev libdlpack-dev
           libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev libcpp-httplib0.11
-          libssl-dev libssl3 libmuparser-dev libmuparser2v5)
+          libssl-dev libssl3 libmuparser-dev libmuparser2v5 libgsl-dev)
 
 rm -rf .device
 mkdir -p .device/debs .device/root

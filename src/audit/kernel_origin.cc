@@ -5,11 +5,14 @@
 namespace d2k::audit {
 namespace {
 
-// cuBLAS and cuBLASLt kernels: named after the library, Hopper's nvjet family, xmma/cutlass
-// kernels the library ships, and the architecture-prefixed gemm kernels of older releases.
-// cuDNN kernels carry its name or the "cudnn" namespace.
+// cuBLAS and cuBLASLt kernels: named after the library (its parameter types, such as
+// cublasGemvParamsEx, show in a demangled name), Hopper's nvjet family, xmma kernels, the CUTLASS
+// kernels it ships under architecture-numbered names (cutlass_80_simt_sgemm_...; a candidate's
+// own CUTLASS instantiation is named after its own types), and the architecture-prefixed gemm
+// kernels of older releases. cuDNN kernels carry its name or the "cudnn" namespace.
 const std::regex kLibrary(
-    R"(cublas|cudnn|^nvjet|xmma_|^(maxwell|volta|turing|ampere|hopper|sm\d+)_\w*(gemm|conv))",
+    R"(cublas|cudnn|^nvjet|xmma_|cutlass_\d+_\w*(gemm|conv)|)"
+    R"(^(maxwell|volta|turing|ampere|hopper|sm\d+)_\w*(gemm|conv))",
     std::regex::icase);
 // ATen kernels: its namespaces, and the FlashAttention kernels PyTorch builds in.
 const std::regex kAten(R"(at::native::|at::cuda::|at_cuda_detail|pytorch_flash::|c10::)");

@@ -13,6 +13,14 @@ TEST(KernelOriginTest, RecognisesLibraryKernels) {
            "ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_stages_32x5_tn",
            "void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float>()",
            "cudnn::engines_precompiled::nchwToNhwcKernel",
+           "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x64_8x5_nn_align1>("
+           "cutlass_80_simt_sgemm_128x64_8x5_nn_align1::Params)",
+           "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, "
+           "false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, "
+           "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, "
+           "float> >(cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, "
+           "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, "
+           "float>, float, float)",
        }) {
     EXPECT_EQ(kernel_origin(name), KernelOrigin::library) << name;
   }
@@ -42,6 +50,9 @@ TEST(KernelOriginTest, EverythingElseIsTheCandidatesOwn) {
             KernelOrigin::custom);
   // A custom gemm that does not follow the library naming stays custom.
   EXPECT_EQ(kernel_origin("my_gemm_kernel"), KernelOrigin::custom);
+  // So does a candidate's own CUTLASS instantiation.
+  EXPECT_EQ(kernel_origin("void cutlass::device_kernel<MyGemmKernel>(MyGemmKernel::Params)"),
+            KernelOrigin::custom);
   EXPECT_EQ(to_string(KernelOrigin::aten_glue), "aten_glue");
 }
 

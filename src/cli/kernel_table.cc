@@ -17,6 +17,11 @@ std::string render_kernels(const record::EvaluationResult& result) {
       continue;
     }
     const record::KernelAudit& audit = *w.audit;
+    if (!audit.unavailable.empty()) {
+      out += "  not audited: " + audit.unavailable + "\n";
+      continue;
+    }
+    if (!audit.tracer.empty()) out += "  traced by " + audit.tracer + "\n";
     out += fmt::format("  harness: device {}, stream {}; peak auxiliary memory: {}\n",
                        audit.harness_device, audit.harness_stream,
                        audit.peak_aux_bytes ? fmt::format("{} bytes", *audit.peak_aux_bytes)

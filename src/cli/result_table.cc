@@ -19,6 +19,29 @@ std::string format_sol_percent(const std::optional<record::SpeedOfLight>& sol) {
   return fmt::format("{:.1f}%", 100.0 * sol->fraction);
 }
 
+std::string render_audit_lines(const record::EvaluationResult& result) {
+  std::vector<std::string> tracers;
+  std::vector<std::string> untraced;
+  const auto add = [](std::vector<std::string>& list, const std::string& item) {
+    if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+  };
+  for (const auto& w : result.workloads) {
+    if (!w.audit || w.from_cache) continue;
+    if (w.audit->unavailable.empty()) {
+      add(tracers, w.audit->tracer);
+    } else {
+      add(untraced, w.audit->unavailable);
+    }
+  }
+  std::string out;
+  for (const auto& tracer : tracers) {
+    out += fmt::format("audit: traced by {}{}\n", tracer.empty() ? "an unnamed tracer" : tracer,
+                       result.id > 0 ? fmt::format(" (d2k results --kernels {})", result.id) : "");
+  }
+  for (const auto& why : untraced) out += "audit: not audited: " + why + "\n";
+  return out;
+}
+
 std::string render_evaluation(const record::EvaluationResult& result) {
   std::string out = fmt::format("{} · {} ({}) · {} · {}\n", result.task_id, result.impl_kind,
                                 result.impl_path, result.environment.device_name,
@@ -34,6 +57,7 @@ std::string render_evaluation(const record::EvaluationResult& result) {
     }
   }
   if (!result.sandbox.empty()) out += "sandbox: " + result.sandbox + "\n";
+  out += render_audit_lines(result);
   for (const auto& finding : result.findings) {
     const std::string place =
         finding.line > 0 ? fmt::format("{}:{}", finding.file, finding.line) : finding.file;

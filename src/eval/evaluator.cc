@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "eval/runtime_audit.h"
 #include "eval/speed_of_light_bound.h"
 #include "eval/trial_plan.h"
 #include "timing/method_registry.h"
@@ -358,6 +359,20 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
   return policy;
 }
 
+// A task with a distribution check: the reference worker reports targets and the candidate
+// worker makes the workload's fit-test draws (docs/protocol.md, "What is compared").
+static void configure_distribution_check(const task::Task& task, const task::Workload& workload,
+                                         WorkerJob& job) {
+  const auto& checks = task.evaluation.distribution_checks;
+  if (checks.empty()) return;
+  const auto& arguments = task.evaluation.arguments;
+  job.distribution_output = checks.front().output;
+  job.distribution_seed_index = static_cast<int>(
+      std::find(arguments.begin(), arguments.end(), checks.front().seed_argument) -
+      arguments.begin());
+  job.distribution_draws = workload.distribution_draws;
+}
+
 record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Workload& workload,
                                                     record::Environment& environment) {
   const auto started = Clock::now();
@@ -379,6 +394,9 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   job.timing.min_sample_seconds = spec.min_sample_seconds;
   job.timing.samples = spec.timing_samples;
   job.scratch = scratch.path();
+  RuntimeAudit runtime_audit = RuntimeAudit::for_workload(task_, workload, options_.kind);
+  job.audit_call = runtime_audit.traces();
+  configure_distribution_check(task_, workload, job);
 
   // Trials before timing, the last timed call, and the fresh-values trial after timing.
   WorkloadJudge judge(task_, workload.label, spec.correctness_trials + 2);
@@ -443,6 +461,7 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
       for (auto& output : job.output_specs) output.path.clear();
     }
     if (event == "trial") judge.add_reference_trial(message);
+    if (event == "targets") judge.add_reference_targets(message);
     if (event == "failure") {
       judge.fail(record::Verdict::harness_error, "reference_failed", message.value("message", ""));
     }
@@ -455,8 +474,14 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
     const std::string event = message.value("event", "");
     if (event == "ready") fill_environment(environment, message.at("environment"));
     if (event == "workspace") workspace_bytes = message.at("bytes").get<int64_t>();
+    if (event == "audit") runtime_audit.add_message(message);
     if (event == "trial") judge.add_candidate_trial(message);
+    if (event == "draws") judge.add_candidate_draws(message);
+    if (event == "progress" && message.value("phase", "") == "draws" && message.value("done", 0) == 0) {
+      note(prefix + fmt::format(": {} distribution draws", workload.distribution_draws));
+    }
     if (event == "progress" && message.value("phase", "") == "timing") note(prefix + ": timing");
+    if (event == "progress" && message.value("phase", "") == "audit") note(prefix + ": audit call");
     if (event == "latency") judge.add_latency(message.at("latency").get<record::Latency>());
     if (event == "failure") {
       judge.fail(record::parse_verdict(message.value("verdict", "harness_error")),
@@ -465,6 +490,7 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   });
   record::WorkloadResult result = judge.finish(seconds_since(started));
   result.workspace_bytes = workspace_bytes;
+  runtime_audit.apply(result);
   return result;
 }
 

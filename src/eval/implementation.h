@@ -31,6 +31,13 @@ class Implementation {
   virtual std::vector<python::TensorInfo> outputs(size_t expected) const = 0;
   // Lets go of the last call's outputs where the implementation allocated them.
   virtual void release_outputs() = 0;
+  // Device memory one call holds beyond its inputs and outputs, for the runtime audit:
+  // watch_memory() right before the call, aux_memory_bytes() once it has finished.
+  // `driver_allocated_peak` is what the tracer saw allocated through the driver during the call
+  // (net of frees, at its highest). nullopt when it cannot be measured.
+  virtual void watch_memory() {}
+  virtual std::optional<int64_t> aux_memory_bytes(int64_t driver_allocated_peak,
+                                                  size_t expected_outputs) = 0;
   // The GPU timing backend that can capture this implementation's calls into a graph.
   virtual std::unique_ptr<timing::TimingBackend> cuda_backend(
       const runtime::CudaContext& context, const runtime::CudaStream& stream) = 0;

@@ -56,6 +56,12 @@ void NativeImplementation::reset_outputs() {
 
 void NativeImplementation::call(int handle) { library_.run(frame(handle).call()); }
 
+std::optional<int64_t> NativeImplementation::aux_memory_bytes(int64_t driver_allocated_peak,
+                                                              size_t) {
+  const int64_t workspace = workspace_ ? static_cast<int64_t>(workspace_->bytes()) : 0;
+  return workspace + driver_allocated_peak;
+}
+
 std::vector<python::TensorInfo> NativeImplementation::outputs(size_t expected) const {
   if (expected != outputs_.size()) {
     throw python::OutputError("output_count",

@@ -31,6 +31,9 @@ class NativeImplementation : public Implementation {
   void call(int handle) override;
   std::vector<python::TensorInfo> outputs(size_t expected) const override;
   void release_outputs() override {}  // the outputs live as long as the worker
+  // The workspace the harness allocated for it, plus what the call itself allocated through the
+  // driver or runtime (the tracer's allocation records, net of frees, at their highest).
+  std::optional<int64_t> aux_memory_bytes(int64_t driver_allocated_peak, size_t) override;
   std::unique_ptr<timing::TimingBackend> cuda_backend(const runtime::CudaContext& context,
                                                       const runtime::CudaStream& stream) override;
 

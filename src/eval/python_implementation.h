@@ -20,11 +20,18 @@ class PythonImplementation : public Implementation {
     return session_.last_outputs(expected);
   }
   void release_outputs() override { session_.clear_last_result(); }
+  // PyTorch's caching allocator: its peak during the call, less what it held before the call and
+  // the outputs. The driver's allocation records are not used: the allocator's own cudaMalloc
+  // calls appear there, and its cached blocks do not.
+  void watch_memory() override;
+  std::optional<int64_t> aux_memory_bytes(int64_t driver_allocated_peak,
+                                          size_t expected_outputs) override;
   std::unique_ptr<timing::TimingBackend> cuda_backend(const runtime::CudaContext& context,
                                                       const runtime::CudaStream& stream) override;
 
  private:
   python::Session& session_;
+  int64_t allocated_before_call_ = 0;
 };
 
 }  // namespace d2k::eval

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -10,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "audit/audit_message.h"
+#include "audit/cupti_tracer.h"
 #include "eval/channel.h"
 #include "eval/implementation.h"
 #include "eval/native_implementation.h"
@@ -268,6 +271,7 @@ class Worker {
       const int handle = make_arguments(trial);
       try {
         checked_call(handle, trial, trial.kind);
+        report_targets(handle, trial);
       } catch (const WorkerFailure& failure) {
         // The reference failing is the task's problem, not a candidate's.
         throw WorkerFailure{"harness_error", "reference_failed", failure.message};
@@ -297,6 +301,7 @@ class Worker {
       timing_handle = handle;
     }
     const PlannedTrial& timed = job_.trials[job_.trials.size() - 2];
+    draw_samples(timed);
     measure(timing_handle, timed);
 
     // Fresh values into the very tensors the timed calls used: a cache keyed by pointer, or
@@ -305,6 +310,127 @@ class Worker {
     overwrite_values(timing_handle, fresh);
     session_.release_arguments(fresh);
     checked_call(timing_handle, after_timing, after_timing.kind);
+    audit_call(timing_handle);
+  }
+
+  // The runtime audit's call (docs/protocol.md, "Runtime audit"): one more untimed call, traced.
+  // It comes after every checked and timed call because CUPTI, once loaded, stays attached to the
+  // process; nothing measured runs under it. Trial 0's values are copied into the timed tensors
+  // first, so a cache keyed by the last inputs cannot stand in for the work. The "audit" message
+  // holds what ran, or why nothing could be traced. The orchestrator asks for it (audit_call)
+  // for every GPU candidate but the task's reference.
+  void audit_call(int handle) {
+    if (!job_.audit_call || !device_.context) return;
+    const int fresh = make_arguments(job_.trials.front());
+    overwrite_values(handle, fresh);
+    session_.release_arguments(fresh);
+    channel_.send({{"event", "progress"}, {"phase", "audit"}});
+    record::KernelAudit audited;
+    audit::TracerOpening opening = audit::open_cupti_tracer(device_.harness_stream(), 0);
+    if (!opening.tracer) {
+      audited.unavailable = opening.unavailable;
+    } else {
+      try {
+        implementation_->reset_outputs();
+        device_.synchronize();
+        implementation_->watch_memory();
+        opening.tracer->start();
+        guarded([&] {
+          implementation_->call(handle);
+          device_.synchronize();
+        });
+        audit::ActivityTrace trace = opening.tracer->stop();
+        audited = std::move(trace.audit);
+        audited.peak_aux_bytes =
+            implementation_->aux_memory_bytes(trace.peak_allocated_bytes, job_.outputs.size());
+      } catch (const audit::TracerError& error) {
+        audited = record::KernelAudit{};
+        audited.unavailable = std::string("the CUPTI tracer failed: ") + error.what();
+      }
+    }
+    channel_.send({{"event", "audit"}, {"audit", audit::fit_message(std::move(audited))}});
+  }
+
+  // Distribution check, reference side: the exact target of the trial's sampled output,
+  // target_probabilities(*arguments) -> (probabilities, support), both [rows, vocab].
+  void report_targets(int handle, const PlannedTrial& trial) {
+    if (job_.distribution_output.empty()) return;
+    nlohmann::json files = nlohmann::json::array();
+    try {
+      session_.call_function("target_probabilities", handle);
+      device_.synchronize();
+      const auto tensors = session_.last_outputs(2);
+      const std::string stem = fmt::format("ref_t{}_target", trial.index);
+      files.push_back(dump(tensors[0], "target_probabilities", stem + "_probabilities"));
+      files.push_back(dump(tensors[1], "target_support", stem + "_support"));
+    } catch (const std::exception& error) {
+      throw WorkerFailure{"harness_error", "reference_failed",
+                          util::tail(std::string("target_probabilities: ") + error.what(),
+                                     kMessageLimit)};
+    }
+    session_.clear_last_result();
+    channel_.send({{"event", "targets"}, {"trial", trial.index}, {"files", files}});
+  }
+
+  // Distribution check, candidate side: `distribution_draws` untimed calls on the inputs of
+  // `trial`, each with its own seed, reported as one [draws, ...] tensor of the sampled output.
+  // Every draw gets a fresh argument list from get_inputs (same config, so the same values),
+  // because a native candidate binds an argument list's values once.
+  void draw_samples(const PlannedTrial& trial) {
+    if (job_.distribution_output.empty() || job_.distribution_draws <= 0) return;
+    const auto found = std::find(job_.outputs.begin(), job_.outputs.end(), job_.distribution_output);
+    const size_t output_index = static_cast<size_t>(found - job_.outputs.begin());
+    std::vector<std::byte> samples;
+    TensorFile file{job_.distribution_output, "", {}, false,
+                    job_.scratch / fmt::format("cand_t{}_draws.bin", trial.index)};
+    for (int draw = 0; draw < job_.distribution_draws; ++draw) {
+      if (draw % 256 == 0) {
+        channel_.send({{"event", "progress"}, {"phase", "draws"}, {"done", draw}});
+      }
+      const int handle = make_arguments(trial);
+      session_.set_integer_argument(handle, static_cast<size_t>(job_.distribution_seed_index),
+                                    draw_seed(trial.seed, draw));
+      guarded([&] {
+        implementation_->reset_outputs();
+        implementation_->call(handle);
+        device_.synchronize();
+      });
+      try {
+        const auto tensors = implementation_->outputs(job_.outputs.size());
+        const python::TensorInfo& tensor = tensors[output_index];
+        if (draw == 0) {
+          file.dtype = tensor.dtype;
+          file.on_device = tensor.on_device;
+          file.shape = tensor.shape;
+          file.shape.insert(file.shape.begin(), job_.distribution_draws);
+        } else if (tensor.dtype != file.dtype ||
+                   !std::equal(tensor.shape.begin(), tensor.shape.end(), file.shape.begin() + 1,
+                               file.shape.end())) {
+          throw WorkerFailure{"incorrect", "output_shape",
+                              fmt::format("draw {}: output {} changed its dtype or shape between "
+                                          "calls",
+                                          draw, job_.distribution_output)};
+        }
+        const auto bytes = python::copy_to_host(tensor);
+        samples.insert(samples.end(), bytes.begin(), bytes.end());
+      } catch (const python::OutputError& error) {
+        const bool type_rule = error.reason_code() == "output_type";
+        throw WorkerFailure{type_rule ? "invalid" : "incorrect", error.reason_code(), error.what()};
+      }
+      implementation_->release_outputs();
+      session_.release_arguments(handle);
+    }
+    write_bytes(file.path, samples);
+    channel_.send({{"event", "draws"}, {"trial", trial.index}, {"samples", file}});
+  }
+
+  // A draw's seed: SplitMix64 of the trial's secret seed and the draw number, below 2^63.
+  static int64_t draw_seed(uint64_t trial_seed, int draw) {
+    uint64_t z = trial_seed + 0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(draw) + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return static_cast<int64_t>(z >> 1);
   }
 
   // Native candidates allocate their outputs and workspace here, before any call.

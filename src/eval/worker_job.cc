@@ -23,7 +23,11 @@ void to_json(nlohmann::json& j, const WorkerJob& v) {
          {"samples", v.timing.samples},
          {"estimate_calls", v.timing.estimate_calls},
          {"max_calls_per_sample", v.timing.max_calls_per_sample}}},
-       {"scratch", v.scratch.string()}};
+       {"scratch", v.scratch.string()},
+       {"audit_call", v.audit_call},
+       {"distribution_output", v.distribution_output},
+       {"distribution_seed_index", v.distribution_seed_index},
+       {"distribution_draws", v.distribution_draws}};
 }
 
 void from_json(const nlohmann::json& j, WorkerJob& v) {
@@ -51,6 +55,10 @@ void from_json(const nlohmann::json& j, WorkerJob& v) {
   v.timing.estimate_calls = timing.at("estimate_calls").get<int>();
   v.timing.max_calls_per_sample = timing.at("max_calls_per_sample").get<long long>();
   v.scratch = j.at("scratch").get<std::string>();
+  v.audit_call = j.value("audit_call", false);
+  v.distribution_output = j.value("distribution_output", std::string());
+  v.distribution_seed_index = j.value("distribution_seed_index", -1);
+  v.distribution_draws = j.value("distribution_draws", 0);
 }
 
 }  // namespace d2k::eval

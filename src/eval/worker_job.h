@@ -34,6 +34,16 @@ struct WorkerJob {
   std::string timing_method;
   timing::Settings timing;
   std::filesystem::path scratch;  // where the worker writes tensor files
+  // Candidate on a GPU: make the runtime audit's traced call after the checks and timing.
+  bool audit_call = false;
+  // A task with a distribution check (docs/protocol.md, "What is compared"): the reference
+  // reports target_probabilities(...) for every trial; the candidate makes `distribution_draws`
+  // more calls on the last correctness trial's inputs, argument `distribution_seed_index`
+  // replaced per draw by a seed derived from the trial's, and reports their samples of output
+  // `distribution_output`. Empty output: no distribution check.
+  std::string distribution_output;
+  int distribution_seed_index = -1;
+  int distribution_draws = 0;
 };
 
 void to_json(nlohmann::json& j, const WorkerJob& v);

@@ -1,8 +1,10 @@
 #include "eval/workload_judge.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "eval/comparison.h"
+#include "eval/distribution_check.h"
 
 namespace d2k::eval {
 
@@ -28,6 +30,10 @@ void WorkloadJudge::add_reference_trial(const nlohmann::json& message) {
   reference_[message.at("trial").get<int>()] = std::move(trial);
 }
 
+void WorkloadJudge::add_reference_targets(const nlohmann::json& message) {
+  targets_[message.at("trial").get<int>()] = take_reference(message.at("files"));
+}
+
 void WorkloadJudge::add_candidate_trial(const nlohmann::json& message) {
   record::TrialCheck trial;
   trial.trial = message.at("trial").get<int>();
@@ -41,8 +47,9 @@ void WorkloadJudge::add_candidate_trial(const nlohmann::json& message) {
     return;
   }
   check_inputs(message, reference->second, trial);
+  const auto targets = targets_.find(trial.trial);
   compare_all(message.at("outputs").get<std::vector<TensorFile>>(), reference->second.outputs,
-              false, trial);
+              false, trial, targets == targets_.end() ? nullptr : &targets->second);
   compare_all(message.at("state").get<std::vector<TensorFile>>(), reference->second.state, true,
               trial);
   trials_.push_back(std::move(trial));
@@ -74,7 +81,8 @@ void WorkloadJudge::check_inputs(const nlohmann::json& candidate, const Referenc
 
 void WorkloadJudge::compare_all(const std::vector<TensorFile>& candidate,
                                 const std::vector<ReferenceTensor>& reference, bool state,
-                                record::TrialCheck& trial) {
+                                record::TrialCheck& trial,
+                                const std::vector<ReferenceTensor>* targets) {
   if (candidate.size() != reference.size()) {
     trial.passed = false;
     trial.failure = fmt::format("{} {} where the reference has {}", candidate.size(),
@@ -83,8 +91,14 @@ void WorkloadJudge::compare_all(const std::vector<TensorFile>& candidate,
     return;
   }
   for (size_t i = 0; i < candidate.size(); ++i) {
-    Comparison comparison =
-        compare_tensors(candidate[i], reference[i].file, *reference[i].data, task_.tolerance);
+    Comparison comparison;
+    if (!state && task_.evaluation.distribution_check(reference[i].file.name) != nullptr) {
+      comparison.check = check_sampled_output(candidate[i], reference[i], targets,
+                                              comparison.reason_code);
+    } else {
+      comparison =
+          compare_tensors(candidate[i], reference[i].file, *reference[i].data, task_.tolerance);
+    }
     std::filesystem::remove(candidate[i].path);
     if (!comparison.check.passed) {
       trial.passed = false;
@@ -97,6 +111,119 @@ void WorkloadJudge::compare_all(const std::vector<TensorFile>& candidate,
            fmt::format("trial {} ({}): {}", trial.trial, trial.kind, comparison.check.failure));
     }
     trial.outputs.push_back(std::move(comparison.check));
+  }
+}
+
+record::OutputCheck WorkloadJudge::check_sampled_output(
+    const TensorFile& candidate, const ReferenceTensor& reference,
+    const std::vector<ReferenceTensor>* targets, std::string& reason_code) {
+  record::OutputCheck check;
+  check.name = reference.file.name;
+  check.elements = candidate.numel();
+  const auto failed = [&](std::string code, std::string failure) {
+    reason_code = std::move(code);
+    check.failure = std::move(failure);
+    return check;
+  };
+  if (candidate.dtype != reference.file.dtype) {
+    return failed("output_dtype", fmt::format("output {} is {}; the reference's is {}", check.name,
+                                              candidate.dtype, reference.file.dtype));
+  }
+  if (candidate.shape != reference.file.shape) {
+    return failed("output_shape",
+                  fmt::format("output {} has shape [{}]; the reference's is [{}]", check.name,
+                              fmt::join(candidate.shape, ", "), fmt::join(reference.file.shape, ", ")));
+  }
+  if (targets == nullptr || targets->size() != 2) {
+    return failed("harness_error", "the reference reported no target distribution for this trial");
+  }
+  try {
+    const TargetDistribution target((*targets)[0].file, (*targets)[0].data->data(),
+                                    (*targets)[1].file, (*targets)[1].data->data());
+    if (candidate.numel() != target.rows()) {
+      return failed("harness_error",
+                    fmt::format("output {} has {} samples but the target has {} rows", check.name,
+                                candidate.numel(), target.rows()));
+    }
+    const MappedFile data(candidate.path);
+    const auto problem = check_membership(target, read_token_ids(candidate, data.data()), 1);
+    if (problem) return failed(problem->reason_code, problem->message);
+  } catch (const std::exception& error) {
+    return failed("harness_error", std::string("distribution check: ") + error.what());
+  }
+  check.passed = true;
+  return check;
+}
+
+void WorkloadJudge::add_candidate_draws(const nlohmann::json& message) {
+  draws_checked_ = true;
+  const int trial_index = message.at("trial").get<int>();
+  const auto file = message.at("samples").get<TensorFile>();
+  std::shared_ptr<const MappedFile> data;
+  try {
+    data = std::make_shared<const MappedFile>(file.path);
+  } catch (const std::exception& error) {
+    fail(record::Verdict::harness_error, "distribution_check",
+         std::string("cannot read the draws: ") + error.what());
+    return;
+  }
+  std::filesystem::remove(file.path);
+  const task::DistributionCheck* check = task_.evaluation.distribution_check(file.name);
+  const auto targets = targets_.find(trial_index);
+  if (check == nullptr || targets == targets_.end() || targets->second.size() != 2) {
+    fail(record::Verdict::harness_error, "distribution_check",
+         fmt::format("draws of output {} for trial {} have no distribution check or target",
+                     file.name, trial_index));
+    return;
+  }
+  record::OutputCheck evidence;
+  evidence.elements = file.numel();
+  try {
+    const auto& target_files = targets->second;
+    const TargetDistribution target(target_files[0].file, target_files[0].data->data(),
+                                    target_files[1].file, target_files[1].data->data());
+    const int64_t draws = file.shape.empty() ? 0 : file.shape[0];
+    if (draws <= 0 || file.numel() != draws * target.rows()) {
+      fail(record::Verdict::incorrect, "output_shape",
+           fmt::format("{} draws of output {} hold {} samples; the target has {} rows", draws,
+                       file.name, file.numel(), target.rows()));
+      return;
+    }
+    const std::vector<int64_t> samples = read_token_ids(file, data->data());
+    if (const auto problem = check_membership(target, samples, draws)) {
+      fail(record::Verdict::incorrect, problem->reason_code,
+           fmt::format("trial {} fit-test draws: {}", trial_index, problem->message));
+      return;
+    }
+    const FitResult fit = chi_square_fit(target, samples, draws);
+    evidence.name = fmt::format(
+        "{} (chi-square fit of {} draws: {:.1f} on {} degrees of freedom, p-value {:.3g}, "
+        "rejected below {:g})",
+        file.name, draws, fit.chi_square, fit.degrees_of_freedom, fit.p_value,
+        check->significance);
+    evidence.passed = fit.p_value >= check->significance;
+    if (!evidence.passed) {
+      evidence.failure = fmt::format(
+          "the samples of {} draws do not fit the target distribution: chi-square {:.1f} on {} "
+          "degrees of freedom ({} cells over {} rows), p-value {:.3g} < significance {:g}",
+          draws, fit.chi_square, fit.degrees_of_freedom, fit.cells, target.rows(), fit.p_value,
+          check->significance);
+      fail(record::Verdict::incorrect, "distribution_mismatch",
+           fmt::format("trial {}: {}", trial_index, evidence.failure));
+    }
+  } catch (const std::exception& error) {
+    fail(record::Verdict::harness_error, "distribution_check",
+         std::string("distribution check: ") + error.what());
+    return;
+  }
+  for (auto it = trials_.rbegin(); it != trials_.rend(); ++it) {
+    if (it->trial != trial_index) continue;
+    it->outputs.push_back(evidence);
+    if (!evidence.passed) {
+      it->passed = false;
+      if (it->failure.empty()) it->failure = evidence.failure;
+    }
+    break;
   }
 }
 
@@ -114,6 +241,9 @@ record::WorkloadResult WorkloadJudge::finish(double wall_seconds) {
            fmt::format("the worker reported {} of {} trials", trials_.size(), expected_trials_));
     } else if (!latency_) {
       fail(record::Verdict::harness_error, "no_latency", "the worker reported no latency");
+    } else if (!task_.evaluation.distribution_checks.empty() && !draws_checked_) {
+      fail(record::Verdict::harness_error, "draws_missing",
+           "the worker reported no draws for the distribution check");
     }
   }
   record::WorkloadResult result;

@@ -26,7 +26,11 @@ class WorkloadJudge {
   WorkloadJudge(const task::Task& task, std::string workload, int expected_trials);
 
   void add_reference_trial(const nlohmann::json& message);
+  // A task with a distribution check: the reference's target of one trial ("targets" message:
+  // probabilities and support), and the candidate's fit-test draws ("draws" message).
+  void add_reference_targets(const nlohmann::json& message);
   void add_candidate_trial(const nlohmann::json& message);
+  void add_candidate_draws(const nlohmann::json& message);
   void add_latency(const record::Latency& latency);
   // A failure the worker reported, or one the orchestrator saw (crash, timeout).
   void fail(record::Verdict verdict, std::string reason_code, std::string message);
@@ -54,13 +58,21 @@ class WorkloadJudge {
                     record::TrialCheck& trial);
   void compare_all(const std::vector<TensorFile>& candidate,
                    const std::vector<ReferenceTensor>& reference, bool state,
-                   record::TrialCheck& trial);
+                   record::TrialCheck& trial, const std::vector<ReferenceTensor>* targets = nullptr);
+  // A sampled output: its dtype and shape against the reference's, then every sample in the
+  // target's support and greedy rows exact (eval/distribution_check.h).
+  record::OutputCheck check_sampled_output(const TensorFile& candidate,
+                                           const ReferenceTensor& reference,
+                                           const std::vector<ReferenceTensor>* targets,
+                                           std::string& reason_code);
   static std::vector<ReferenceTensor> take_reference(const nlohmann::json& files);
 
   const task::Task& task_;
   std::string workload_;
   int expected_trials_;
   std::map<int, ReferenceTrial> reference_;
+  std::map<int, std::vector<ReferenceTensor>> targets_;  // per trial: probabilities, support
+  bool draws_checked_ = false;
   std::vector<record::TrialCheck> trials_;
   std::optional<record::Latency> latency_;
   std::optional<Failure> failure_;

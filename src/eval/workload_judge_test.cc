@@ -449,5 +449,141 @@ TEST_F(WorkloadJudgeTest, FailureAfterEveryTrialPassedStillDecides) {
   EXPECT_FALSE(result.latency.has_value());
 }
 
+// A sampler task: output "samples" (int64 [2]) checked against a target of 2 rows x 3 tokens.
+class SampledOutputJudgeTest : public WorkloadJudgeTest {
+ protected:
+  void SetUp() override {
+    WorkloadJudgeTest::SetUp();
+    task_.evaluation.arguments = {"logits", "seed"};
+    task_.evaluation.outputs = {"samples"};
+    task_.input_rules.static_inputs = {"seed"};
+    task_.input_rules.dynamic_inputs = {"logits"};
+    task_.evaluation.distribution_checks = {{"samples", "seed", "100", 1e-6}};
+  }
+
+  template <typename T>
+  TensorFile file(const std::string& name, const std::string& dtype, std::vector<int64_t> shape,
+                  const std::vector<T>& values) {
+    TensorFile out{name, dtype, std::move(shape), false,
+                   dir_ / ("s" + std::to_string(counter_++) + ".bin")};
+    std::vector<std::byte> bytes(values.size() * sizeof(T));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    write_bytes(out.path, bytes);
+    return out;
+  }
+
+  // Row 0 is greedy on token 1; row 1 is {0.25, 0, 0.75}.
+  json targets(int t) {
+    return {{"event", "targets"},
+            {"trial", t},
+            {"files", {file<float>("target_probabilities", "float32", {2, 3},
+                                   {0.0f, 1.0f, 0.0f, 0.25f, 0.0f, 0.75f}),
+                       file<uint8_t>("target_support", "uint8", {2, 3}, {0, 1, 0, 1, 0, 1})}}};
+  }
+
+  TrialReport sampled(int t, const std::string& kind, std::vector<int64_t> samples) {
+    TrialReport report;
+    report.trial = t;
+    report.seed = 1000 + t;
+    report.kind = kind;
+    report.inputs_before = {{"logits", "l" + std::to_string(t)}, {"seed", "repr:7"}};
+    report.inputs_after = report.inputs_before;
+    report.outputs = {file<int64_t>("samples", "int64", {2}, samples)};
+    return report;
+  }
+
+  void feed_sampled_reference(WorkloadJudge& judge) {
+    const char* kinds[] = {"fresh", "same_buffers", "fresh", "after_timing"};
+    for (int t = 0; t < 4; ++t) {
+      judge.add_reference_trial(sampled(t, kinds[t], {1, 2}).message());
+      judge.add_reference_targets(targets(t));
+    }
+  }
+
+  void feed_sampled_candidate(WorkloadJudge& judge, std::vector<int64_t> trial_2_samples = {1, 0}) {
+    judge.add_candidate_trial(sampled(0, "fresh", {1, 2}).message());
+    judge.add_candidate_trial(sampled(1, "same_buffers", {1, 0}).message());
+    judge.add_candidate_trial(sampled(2, "fresh", trial_2_samples).message());
+  }
+
+  // 100 draws of row 1 with `zeros` token-0 samples (expected 25) and the rest token 2.
+  json draws(int zeros) {
+    std::vector<int64_t> samples;
+    for (int d = 0; d < 100; ++d) {
+      samples.push_back(1);
+      samples.push_back(d < zeros ? 0 : 2);
+    }
+    return {{"event", "draws"}, {"trial", 2}, {"samples", file<int64_t>("samples", "int64", {100, 2}, samples)}};
+  }
+
+  void finish_candidate(WorkloadJudge& judge) {
+    judge.add_candidate_trial(sampled(2, "last_timed_call", {1, 2}).message());
+    judge.add_candidate_trial(sampled(3, "after_timing", {1, 2}).message());
+    judge.add_latency(some_latency());
+  }
+};
+
+TEST_F(SampledOutputJudgeTest, SamplesInTheSupportThatFitPass) {
+  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  feed_sampled_reference(judge);
+  feed_sampled_candidate(judge);
+  judge.add_candidate_draws(draws(27));
+  finish_candidate(judge);
+  const record::WorkloadResult result = judge.finish(0.0);
+  EXPECT_EQ(result.verdict, record::Verdict::passed) << result.message;
+  ASSERT_EQ(result.trials[2].outputs.size(), 2u);
+  EXPECT_THAT(result.trials[2].outputs[1].name, HasSubstr("chi-square fit of 100 draws"));
+}
+
+TEST_F(SampledOutputJudgeTest, ASampleOutsideTheSupportIsIncorrect) {
+  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  feed_sampled_reference(judge);
+  feed_sampled_candidate(judge, {1, 1});
+  const record::WorkloadResult result = judge.finish(0.0);
+  EXPECT_EQ(result.verdict, record::Verdict::incorrect);
+  EXPECT_EQ(result.reason_code, "sample_outside_support");
+  EXPECT_THAT(result.message, HasSubstr("trial 2 (fresh): draw 0 row 1: sampled token 1"));
+}
+
+TEST_F(SampledOutputJudgeTest, AGreedyRowMustReturnItsToken) {
+  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  feed_sampled_reference(judge);
+  feed_sampled_candidate(judge, {0, 2});
+  const record::WorkloadResult result = judge.finish(0.0);
+  EXPECT_EQ(result.reason_code, "greedy_mismatch");
+}
+
+TEST_F(SampledOutputJudgeTest, DrawsThatDoNotFitAreADistributionMismatch) {
+  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  feed_sampled_reference(judge);
+  feed_sampled_candidate(judge);
+  judge.add_candidate_draws(draws(60));  // 60 of 100 where 25 are expected
+  finish_candidate(judge);
+  const record::WorkloadResult result = judge.finish(0.0);
+  EXPECT_EQ(result.verdict, record::Verdict::incorrect);
+  EXPECT_EQ(result.reason_code, "distribution_mismatch");
+  EXPECT_THAT(result.message, HasSubstr("chi-square 65.3 on 1 degrees of freedom"));
+  EXPECT_FALSE(result.trials[2].passed);
+}
+
+TEST_F(SampledOutputJudgeTest, MissingDrawsAreAHarnessError) {
+  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  feed_sampled_reference(judge);
+  feed_sampled_candidate(judge);
+  finish_candidate(judge);
+  const record::WorkloadResult result = judge.finish(0.0);
+  EXPECT_EQ(result.verdict, record::Verdict::harness_error);
+  EXPECT_EQ(result.reason_code, "draws_missing");
+}
+
+TEST_F(SampledOutputJudgeTest, ATrialWithoutTargetsIsAHarnessError) {
+  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  judge.add_reference_trial(sampled(0, "fresh", {1, 2}).message());
+  judge.add_candidate_trial(sampled(0, "fresh", {1, 2}).message());
+  const record::WorkloadResult result = judge.finish(0.0);
+  EXPECT_EQ(result.verdict, record::Verdict::harness_error);
+  EXPECT_THAT(result.message, HasSubstr("no target distribution"));
+}
+
 }  // namespace
 }  // namespace d2k::eval

@@ -61,6 +61,11 @@ def make_capture(_graph_type=torch.cuda.CUDAGraph if torch is not None else None
         return graph
     return capture
 
+def memory_stats(_allocated=torch.cuda.memory_allocated if torch is not None else None,
+                 _reset_peak=torch.cuda.reset_peak_memory_stats if torch is not None else None,
+                 _peak=torch.cuda.max_memory_allocated if torch is not None else None):
+    return _allocated, _reset_peak, _peak
+
 def environment():
     info = {"python": sys.version.split()[0], "torch": "", "cuda": "", "triton": ""}
     if torch is not None:
@@ -133,8 +138,13 @@ struct Session::State {
   py::object format_exception;
   py::object to_python;
   py::object stream;  // torch.cuda.ExternalStream around the harness stream
+  // torch.cuda.memory_allocated, reset_peak_memory_stats, max_memory_allocated
+  py::object memory_allocated;
+  py::object reset_peak_memory;
+  py::object peak_memory;
   py::object get_inputs;
   py::object run;
+  py::object implementation_module;  // for call_function
   py::object last_result;
   std::map<int, py::list> arguments;
   int next_handle = 0;
@@ -185,6 +195,10 @@ Session::Session(const SessionOptions& options) : state_(std::make_unique<State>
     if (options.use_cuda) {
       state_->stream = state_->harness.attr("use_stream")(options.stream);
       state_->capture = state_->harness.attr("make_capture")();
+      const py::tuple memory = state_->harness.attr("memory_stats")();
+      state_->memory_allocated = memory[0];
+      state_->reset_peak_memory = memory[1];
+      state_->peak_memory = memory[2];
     }
   } catch (const py::error_already_set& error) {
     throw std::runtime_error("harness start-up failed: " + state_->describe(error));
@@ -221,6 +235,7 @@ void Session::load_implementation(const std::filesystem::path& file) {
     throw LoadError(file.filename().string() + " defines no callable run(...)");
   }
   state_->run = module.attr("run");
+  state_->implementation_module = module;
 }
 
 int Session::make_arguments(const nlohmann::json& config) {
@@ -265,6 +280,24 @@ void Session::call(int handle) {
   state_->last_result = py::none();
   try {
     state_->last_result = state_->run(*state_->arguments.at(handle));
+  } catch (const py::error_already_set& error) {
+    throw CallError(state_->describe(error));
+  }
+}
+
+void Session::set_integer_argument(int handle, size_t index, int64_t value) {
+  state_->arguments.at(handle)[index] = py::int_(value);
+}
+
+void Session::call_function(const std::string& name, int handle) {
+  const py::object& module = state_->implementation_module;
+  if (!module || !py::hasattr(module, name.c_str()) ||
+      !PyCallable_Check(module.attr(name.c_str()).ptr())) {
+    throw LoadError("the implementation defines no callable " + name + "(...)");
+  }
+  state_->last_result = py::none();
+  try {
+    state_->last_result = module.attr(name.c_str())(*state_->arguments.at(handle));
   } catch (const py::error_already_set& error) {
     throw CallError(state_->describe(error));
   }
@@ -330,6 +363,21 @@ std::unique_ptr<CapturedGraph> Session::capture_graph(const std::function<void()
   } catch (const py::error_already_set& error) {
     throw CallError("graph capture failed:\n" + state_->describe(error));
   }
+}
+
+int64_t Session::device_bytes_allocated() const {
+  if (!state_->memory_allocated) throw std::runtime_error("memory statistics need a CUDA session");
+  return state_->memory_allocated().cast<int64_t>();
+}
+
+void Session::reset_peak_device_bytes() {
+  if (!state_->reset_peak_memory) throw std::runtime_error("memory statistics need a CUDA session");
+  state_->reset_peak_memory();
+}
+
+int64_t Session::peak_device_bytes() const {
+  if (!state_->peak_memory) throw std::runtime_error("memory statistics need a CUDA session");
+  return state_->peak_memory().cast<int64_t>();
 }
 
 }  // namespace d2k::python

@@ -97,6 +97,21 @@ class Session {
   std::vector<TensorInfo> last_outputs(size_t expected) const;
   void clear_last_result();
 
+  // PyTorch's caching allocator on the current device (CUDA sessions; torch's own functions,
+  // captured before any candidate loads): the bytes its tensors hold now, and the highest that
+  // has been held since the last reset_peak_device_bytes().
+  int64_t device_bytes_allocated() const;
+  void reset_peak_device_bytes();
+  int64_t peak_device_bytes() const;
+
+  // Distribution checks (docs/protocol.md, "What is compared"): replaces argument `index` of
+  // argument list `handle` with the Python int `value` (the sampler's seed for one draw), and
+  // calls another function of the loaded implementation module on an argument list, keeping
+  // its result as the last result (the reference's target_probabilities). call_function throws
+  // LoadError when the module defines no such callable and CallError when it raises.
+  void set_integer_argument(int handle, size_t index, int64_t value);
+  void call_function(const std::string& name, int handle);
+
   // Records what `body` launches into a CUDA graph (torch.cuda.CUDAGraph on the harness stream).
   std::unique_ptr<CapturedGraph> capture_graph(const std::function<void()>& body);
 

@@ -40,7 +40,9 @@ void from_json(const nlohmann::json& j, AuditedTransfer& v) {
 }
 
 void to_json(nlohmann::json& j, const KernelAudit& v) {
-  j = {{"harness_device", v.harness_device},
+  j = {{"unavailable", v.unavailable},
+       {"tracer", v.tracer},
+       {"harness_device", v.harness_device},
        {"harness_stream", v.harness_stream},
        {"kernels", v.kernels},
        {"transfers", v.transfers}};
@@ -48,6 +50,8 @@ void to_json(nlohmann::json& j, const KernelAudit& v) {
 }
 
 void from_json(const nlohmann::json& j, KernelAudit& v) {
+  v.unavailable = j.value("unavailable", "");
+  v.tracer = j.value("tracer", "");
   v.harness_device = j.value("harness_device", uint32_t{0});
   v.harness_stream = j.value("harness_stream", uint64_t{0});
   v.kernels = j.value("kernels", std::vector<AuditedKernel>{});

@@ -35,6 +35,10 @@ struct AuditedTransfer {
 };
 
 struct KernelAudit {
+  // Why the call was not traced ("CUPTI not found: ...", "CPU task: ..."); empty when it was.
+  // An untraced workload keeps its verdict, and its kernels and transfers are empty.
+  std::string unavailable;
+  std::string tracer;  // what traced the call: the tracer's name, version and library file
   uint32_t harness_device = 0;
   uint64_t harness_stream = 0;  // the stream the harness made current for the call
   std::vector<AuditedKernel> kernels;

@@ -9,6 +9,7 @@ namespace {
 
 TEST(KernelAuditJsonTest, RoundTripsEveryField) {
   KernelAudit audit;
+  audit.tracer = "CUPTI 130001 (/usr/local/cuda/lib64/libcupti.so.13)";
   audit.harness_device = 1;
   audit.harness_stream = 7;
   audit.kernels = {{.name = "ns_step", .device = 1, .stream = 7, .grid = {132, 2, 1},
@@ -27,6 +28,15 @@ TEST(KernelAuditJsonTest, AnUnmeasuredPeakIsNull) {
   const nlohmann::json j = KernelAudit{};
   EXPECT_TRUE(j.at("peak_aux_bytes").is_null());
   EXPECT_FALSE(j.get<KernelAudit>().peak_aux_bytes.has_value());
+}
+
+TEST(KernelAuditJsonTest, KeepsWhyACallWasNotTraced) {
+  KernelAudit audit;
+  audit.unavailable = "CUPTI not found";
+  const KernelAudit back = nlohmann::json(audit).get<KernelAudit>();
+  EXPECT_EQ(back.unavailable, "CUPTI not found");
+  // Records stored before the field existed read as traced.
+  EXPECT_EQ(nlohmann::json::object().get<KernelAudit>().unavailable, "");
 }
 
 TEST(KernelAuditJsonTest, AWorkloadCarriesItsAuditOnlyWhenItHasOne) {

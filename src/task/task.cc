@@ -69,6 +69,13 @@ bool EvaluationSpec::accepts(Language language) const {
   return std::find(languages.begin(), languages.end(), language) != languages.end();
 }
 
+const DistributionCheck* EvaluationSpec::distribution_check(std::string_view output) const {
+  for (const auto& check : distribution_checks) {
+    if (check.output == output) return &check;
+  }
+  return nullptr;
+}
+
 bool InputRules::is_mutable(std::string_view name) const { return contains(mutable_inputs, name); }
 
 const Workload* Task::find_workload(std::string_view label) const {

@@ -3,6 +3,7 @@
 // or Python; the worker reads the Python files, this layer only locates them.
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -71,6 +72,12 @@ struct Workload {
   std::string label;
   nlohmann::json params;     // every key of the workload entry; passed to get_inputs(config)
   std::optional<Work> work;  // when the task declares a work model
+  // Device memory a call may hold beyond its inputs and outputs, in bytes: the task's
+  // evaluation.peak_aux_bytes for this workload; nullopt when the task sets no bound.
+  std::optional<int64_t> peak_aux_bytes;
+  // Calls of run(...) the candidate makes for the distribution check's fit test (its draws
+  // formula on this workload); 0 when the task has no distribution check.
+  int distribution_draws = 0;
 };
 
 // The "work_model" object of config.json (docs/task-format.md): formulas of a workload's
@@ -83,6 +90,16 @@ struct WorkModel {
 
 // The math dtypes a work model may name; `d2k doctor` measures a matrix ceiling for each.
 inline constexpr std::array<std::string_view, 3> kMathDtypes{"bf16", "fp16", "fp32"};
+
+// An output checked as a sample from a distribution instead of against the reference's values
+// (an entry of evaluation.output_checks with "kind": "distribution"; docs/protocol.md, "What is
+// compared"). The reference module's target_probabilities(*arguments) gives the target.
+struct DistributionCheck {
+  std::string output;          // the sampled output, one of evaluation.outputs
+  std::string seed_argument;   // the static integer argument that seeds the sampler
+  std::string draws;           // formula of the workload parameters: calls for the fit test
+  double significance = 1e-6;  // the fit test rejects when its p-value is below this
+};
 
 // How the evaluator runs this task (the "evaluation" object of config.json).
 struct EvaluationSpec {
@@ -97,8 +114,15 @@ struct EvaluationSpec {
   double workload_timeout_seconds = 1200.0;
   std::vector<Language> languages{Language::python};  // what candidates may be written in
   NativeBuild native;
+  // Outputs checked as samples (at most one); every other output is compared with the reference.
+  std::vector<DistributionCheck> distribution_checks;
+  // A formula of the workload parameters bounding a call's auxiliary device memory (bytes); the
+  // runtime audit enforces it. Evaluated per workload into Workload::peak_aux_bytes.
+  std::optional<std::string> peak_aux_bytes;
 
   bool accepts(Language language) const;
+  // The distribution check of `output`, or nullptr when it is compared by value.
+  const DistributionCheck* distribution_check(std::string_view output) const;
 };
 
 struct Task {

@@ -34,7 +34,7 @@ constexpr std::array<const char*, 6> kRequiredFiles{"task_description.md",
                                                     "solution.py"};
 
 // d2k owns the "evaluation" object, so a misspelt key is an error rather than a silent default.
-constexpr std::array<std::string_view, 11> kEvaluationKeys{"device",
+constexpr std::array<std::string_view, 13> kEvaluationKeys{"device",
                                                            "timing",
                                                            "arguments",
                                                            "outputs",
@@ -44,7 +44,13 @@ constexpr std::array<std::string_view, 11> kEvaluationKeys{"device",
                                                            "call_timeout_seconds",
                                                            "workload_timeout_seconds",
                                                            "languages",
-                                                           "native"};
+                                                           "native",
+                                                           "peak_aux_bytes",
+                                                           "output_checks"};
+constexpr std::array<std::string_view, 4> kDistributionCheckKeys{"kind", "seed_argument", "draws",
+                                                                 "significance"};
+// The fit test needs some draws to have power, and each draw is a call: keep evaluations bounded.
+constexpr double kMaxDistributionDraws = 1e6;
 constexpr std::array<std::string_view, 3> kWorkModelKeys{"flops", "bytes", "math_dtype"};
 constexpr std::array<std::string_view, 3> kNativeKeys{"nvcc_flags", "cxx_flags",
                                                       "compile_timeout_seconds"};
@@ -251,7 +257,7 @@ std::vector<Workload> read_workloads(const ConfigReader& reader, const Node& con
     const Node entry = list.element(i);
     reader.object(entry);
     const Node label = entry.child("label");
-    Workload workload{reader.string(label), *entry.value, std::nullopt};
+    Workload workload{reader.string(label), *entry.value, std::nullopt, std::nullopt};
     for (size_t j = 0; j < workloads.size(); ++j) {
       if (workloads[j].label == workload.label) {
         reader.fail(label.path,
@@ -394,7 +400,35 @@ EvaluationSpec read_evaluation(const ConfigReader& reader, const Node& config) {
     spec.languages = read_languages(reader, languages, spec.device);
   }
   spec.native = read_native(reader, node.child("native"));
+  if (const Node bound = node.child("peak_aux_bytes"); bound.value != nullptr) {
+    spec.peak_aux_bytes = reader.string(bound);
+  }
   return spec;
+}
+
+// Evaluates evaluation.peak_aux_bytes for every workload, so a bad formula fails the load.
+// Fractions of a byte round down.
+void read_peak_aux_bounds(const ConfigReader& reader, const Node& config, const json& fixed_params,
+                          const std::optional<std::string>& formula,
+                          std::vector<Workload>& workloads) {
+  if (!formula) return;
+  const std::string path = config.child("evaluation").child("peak_aux_bytes").path;
+  for (Workload& workload : workloads) {
+    double value = 0.0;
+    try {
+      value = evaluate_formula(*formula, formula_variables(fixed_params, workload));
+    } catch (const FormulaError& error) {
+      reader.fail(path, fmt::format("workload \"{}\": {}", workload.label, error.what()));
+    }
+    if (value < 0.0) {
+      reader.fail(path, fmt::format("workload \"{}\": {} is negative", workload.label, value));
+    }
+    if (value >= 9.2e18) {
+      reader.fail(path, fmt::format("workload \"{}\": {} bytes is beyond any device",
+                                    workload.label, value));
+    }
+    workload.peak_aux_bytes = static_cast<int64_t>(value);
+  }
 }
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
@@ -439,6 +473,81 @@ void check_arguments_covered(const ConfigReader& reader, const InputRules& rules
   }
 }
 
+// evaluation.output_checks: {"<output>": {"kind": "distribution", "seed_argument": "<argument>",
+// "draws": <integer or formula>, "significance": <number>}}. Names are checked against the
+// outputs and input rules in check_distribution_checks, once those are read.
+std::vector<DistributionCheck> read_output_checks(const ConfigReader& reader, const Node& config) {
+  std::vector<DistributionCheck> checks;
+  const Node node = config.child("evaluation").child("output_checks");
+  if (node.value == nullptr) return checks;
+  for (const auto& item : reader.object(node).items()) {
+    const Node entry = node.child(item.key());
+    reader.known_keys(entry, kDistributionCheckKeys);
+    const Node kind = entry.child("kind");
+    if (reader.string(kind) != "distribution") {
+      reader.fail(kind.path, fmt::format("expected \"distribution\", got \"{}\"",
+                                         kind.value->get<std::string>()));
+    }
+    DistributionCheck check;
+    check.output = item.key();
+    check.seed_argument = reader.string(entry.child("seed_argument"));
+    const Node draws = entry.child("draws");
+    const json& draws_value = reader.require(draws);
+    if (draws_value.is_number_integer()) {
+      check.draws = std::to_string(reader.integer(draws, 1));
+    } else if (draws_value.is_string()) {
+      check.draws = reader.string(draws);
+    } else {
+      reader.fail(draws.path, "expected a positive integer or a formula string, got " +
+                                  describe(draws_value));
+    }
+    const Node significance = entry.child("significance");
+    check.significance = reader.number(significance, Sign::positive, check.significance);
+    if (check.significance >= 0.5) {
+      reader.fail(significance.path,
+                  fmt::format("expected a number below 0.5, got {}", check.significance));
+    }
+    checks.push_back(std::move(check));
+  }
+  if (checks.size() > 1) {
+    reader.fail(node.path, "at most one output may have a distribution check");
+  }
+  return checks;
+}
+
+// The check names a declared output and a static argument, and its draws formula gives a
+// usable count on every workload (fractions round down).
+void check_distribution_checks(const ConfigReader& reader, const Node& config, Task& task) {
+  const Node node = config.child("evaluation").child("output_checks");
+  for (const auto& check : task.evaluation.distribution_checks) {
+    const Node entry = node.child(check.output);
+    if (!contains(task.evaluation.outputs, check.output)) {
+      reader.fail(entry.path, fmt::format("\"{}\" is not one of evaluation.outputs", check.output));
+    }
+    if (!contains(task.evaluation.arguments, check.seed_argument) ||
+        !contains(task.input_rules.static_inputs, check.seed_argument)) {
+      reader.fail(entry.child("seed_argument").path,
+                  fmt::format("\"{}\" must be an argument listed in input_rules.static_inputs "
+                              "(a Python int the harness varies per draw)",
+                              check.seed_argument));
+    }
+    const std::string path = entry.child("draws").path;
+    for (Workload& workload : task.workloads) {
+      double value = 0.0;
+      try {
+        value = evaluate_formula(check.draws, formula_variables(task.fixed_params, workload));
+      } catch (const FormulaError& error) {
+        reader.fail(path, fmt::format("workload \"{}\": {}", workload.label, error.what()));
+      }
+      if (!(value >= 1.0) || value > kMaxDistributionDraws) {
+        reader.fail(path, fmt::format("workload \"{}\": {} draws; expected 1 to {:g}",
+                                      workload.label, value, kMaxDistributionDraws));
+      }
+      workload.distribution_draws = static_cast<int>(value);
+    }
+  }
+}
+
 void read_config(Task& task, const fs::path& file) {
   const std::string text = read_text(file);
   task.config = parse_json(file, text);
@@ -452,7 +561,11 @@ void read_config(Task& task, const fs::path& file) {
   task.input_rules = read_input_rules(reader, root);
   task.tolerance = read_tolerance(reader, root);
   task.evaluation = read_evaluation(reader, root);
+  read_peak_aux_bounds(reader, root, task.fixed_params, task.evaluation.peak_aux_bytes,
+                       task.workloads);
   check_arguments_covered(reader, task.input_rules, task.evaluation);
+  task.evaluation.distribution_checks = read_output_checks(reader, root);
+  check_distribution_checks(reader, root, task);
 }
 
 [[noreturn]] void yaml_fail(const fs::path& file, const YAML::Mark& mark,

@@ -455,3 +455,42 @@ TEST(RepositoryTaskTest, MuonWorkModelMatchesItsNewtonSchulzSteps) {
 
 }  // namespace
 }  // namespace d2k::task
+
+namespace d2k::task {
+namespace {
+
+// evaluation.peak_aux_bytes, on the "outputs" line (line 18) of kConfig.
+std::string with_peak_bound(std::string_view formula) {
+  return replaced(kConfig, R"("outputs": ["y"])",
+                  R"("outputs": ["y"], "peak_aux_bytes": ")" + std::string(formula) + "\"");
+}
+
+TEST_F(TaskLoaderTest, EvaluatesThePeakAuxiliaryBoundForEveryWorkload) {
+  const Task task = load_task(write_task("t", with_peak_bound("4 * rows * cols * scale + 0.5")));
+  EXPECT_EQ(task.evaluation.peak_aux_bytes, "4 * rows * cols * scale + 0.5");
+  EXPECT_EQ(task.workloads[0].peak_aux_bytes, 4 * 4 * 8 * 2);  // a half byte rounds down
+  EXPECT_EQ(task.workloads[1].peak_aux_bytes, 4 * 64 * 128 * 2);
+}
+
+TEST_F(TaskLoaderTest, APeakAuxiliaryBoundIsOptional) {
+  const Task task = load_task(write_task("t"));
+  EXPECT_FALSE(task.evaluation.peak_aux_bytes);
+  EXPECT_FALSE(task.workloads[0].peak_aux_bytes);
+}
+
+TEST_F(TaskLoaderTest, ABadPeakBoundNamesTheFieldLineAndWorkload) {
+  const TaskError unknown = config_error(with_peak_bound("rows * depth"));
+  EXPECT_TRUE(unknown.message().starts_with("evaluation.peak_aux_bytes: workload \"small\": "))
+      << unknown.what();
+  EXPECT_EQ(unknown.line(), 18);
+  EXPECT_TRUE(config_error(with_peak_bound("cols - 100"))
+                  .message()
+                  .starts_with("evaluation.peak_aux_bytes: workload \"small\": -92 is negative"));
+  EXPECT_EQ(config_error(replaced(kConfig, R"("outputs": ["y"])",
+                                  R"("outputs": ["y"], "peak_aux_bytes": 1024)"))
+                .message(),
+            "evaluation.peak_aux_bytes: expected a string, got 1024");
+}
+
+}  // namespace
+}  // namespace d2k::task

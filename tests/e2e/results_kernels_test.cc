@@ -1,4 +1,5 @@
-// `d2k results --kernels ID`: per workload, the stored runtime audit (none yet for CPU tasks).
+// `d2k results --kernels ID`: per workload, the stored runtime audit. CPU tasks have no tracer:
+// the reference records no audit, other implementations record why they were not audited.
 
 #include <string>
 
@@ -30,6 +31,23 @@ TEST(ResultsKernelsTest, ListsEachWorkloadAndSaysWhenItHasNoAudit) {
   EXPECT_TRUE(audits[0].at("audit").is_null());
 
   EXPECT_NE(run.d2k({"results", "--kernels", "999999"}).status, 0);
+}
+
+TEST(ResultsKernelsTest, ACpuCandidateIsRecordedAsNotAudited) {
+  const D2kRun run;
+  const RunResult eval = run.d2k({"eval", task_dir("cpu_scale_add").string(), "--impl",
+                                  "baseline", "--workload", "small", "--json"});
+  const nlohmann::json record = parse_evaluation(eval);
+  ASSERT_TRUE(record.is_object()) << eval.err;
+  const nlohmann::json& workload = record.at("workloads").at(0);
+  EXPECT_EQ(workload.at("verdict"), "passed");  // not audited is no failure
+  EXPECT_TRUE(contains(workload.at("audit").at("unavailable").get<std::string>(), "CPU task"))
+      << workload.dump();
+  const std::string id = std::to_string(record.at("id").get<int64_t>());
+  const RunResult table = run.d2k({"results", "--kernels", id});
+  EXPECT_TRUE(contains(table.out, "small — passed\n  not audited: CPU task")) << table.out;
+  const RunResult human = run.d2k({"results", "--id", id});
+  EXPECT_TRUE(contains(human.out, "audit: not audited: CPU task")) << human.out;
 }
 
 }  // namespace
