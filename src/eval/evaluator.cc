@@ -206,13 +206,22 @@ Evaluator::Evaluator(const task::Task& task, store::Store* store, EvaluatorOptio
   }
   language_ = candidate_language(task_, implementation_);
   // Fail before any worker starts when the timing method is unknown.
-  timing::MethodRegistry::instance().create(options_.timing_method.value_or(task_.evaluation.timing_method));
+  timing::MethodRegistry::instance().create(timing_method());
   if (options_.worker_binary.empty()) options_.worker_binary = current_executable();
   if (options_.scratch_root.empty()) options_.scratch_root = default_scratch_root();
 }
 
 void Evaluator::note(const std::string& line) const {
   if (options_.progress) options_.progress(line);
+}
+
+std::string Evaluator::timing_method() const {
+  if (options_.timing_method) return *options_.timing_method;
+  const auto& spec = task_.evaluation;
+  if (options_.kind == task::ImplKind::reference && spec.reference_timing_method) {
+    return *spec.reference_timing_method;
+  }
+  return spec.timing_method;
 }
 
 record::EvaluationResult Evaluator::run() {
@@ -267,7 +276,7 @@ record::EvaluationResult Evaluator::run() {
                                              workload.label, result.impl_hash,
                                              record::kProtocolVersion});
       // Only a latency measured the way this task times now stands in.
-      if (cached && cached->latency && cached->latency->method == task_.evaluation.timing_method) {
+      if (cached && cached->latency && cached->latency->method == timing_method()) {
         cached->from_cache = true;
         note(fmt::format("[{}/{}] {}: latency reused from the store", i + 1,
                          task_.workloads.size(), workload.label));
@@ -390,7 +399,7 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   job.mutable_inputs = task_.input_rules.mutable_inputs;
   job.outputs = spec.outputs;
   job.library = library_;
-  job.timing_method = options_.timing_method.value_or(spec.timing_method);
+  job.timing_method = timing_method();
   job.timing.min_sample_seconds = spec.min_sample_seconds;
   job.timing.samples = spec.timing_samples;
   job.scratch = scratch.path();

@@ -61,6 +61,8 @@ class Evaluator {
   // Compiles (or finds in the cache) the native candidate; notes how in the progress lines.
   native::BuildOutcome build(const std::string& device_name) const;
   void note(const std::string& line) const;
+  // --timing when given, else the task's method for this implementation.
+  std::string timing_method() const;
   // What a candidate worker of this workload may see and do.
   sandbox::Policy candidate_policy(const std::filesystem::path& scratch) const;
 

@@ -105,6 +105,9 @@ struct DistributionCheck {
 struct EvaluationSpec {
   Device device = Device::cuda;
   std::string timing_method = "events";  // a name from the timing method registry
+  // How the reference is timed when that differs: an eager reference that syncs with the host
+  // cannot be captured into the CUDA graph its candidates are timed with.
+  std::optional<std::string> reference_timing_method;
   std::vector<std::string> arguments;    // names of run(...)'s positional arguments, in order
   std::vector<std::string> outputs;      // names of the returned tensors, in order
   int correctness_trials = 3;

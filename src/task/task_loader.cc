@@ -34,8 +34,9 @@ constexpr std::array<const char*, 6> kRequiredFiles{"task_description.md",
                                                     "solution.py"};
 
 // d2k owns the "evaluation" object, so a misspelt key is an error rather than a silent default.
-constexpr std::array<std::string_view, 13> kEvaluationKeys{"device",
+constexpr std::array<std::string_view, 14> kEvaluationKeys{"device",
                                                            "timing",
+                                                           "reference_timing",
                                                            "arguments",
                                                            "outputs",
                                                            "correctness_trials",
@@ -385,6 +386,9 @@ EvaluationSpec read_evaluation(const ConfigReader& reader, const Node& config) {
   }
   spec.device = *parsed;
   spec.timing_method = reader.string(node.child("timing"));
+  if (const Node reference_timing = node.child("reference_timing"); reference_timing.value != nullptr) {
+    spec.reference_timing_method = reader.string(reference_timing);
+  }
   spec.arguments = reader.names(node.child("arguments"), false);
   spec.outputs = reader.names(node.child("outputs"), false);
   spec.correctness_trials =

@@ -344,6 +344,18 @@ TEST_F(TaskLoaderTest, RejectsUnknownEvaluationField) {
   EXPECT_EQ(error.line(), 16);
 }
 
+TEST_F(TaskLoaderTest, ReferenceTimingIsOptionalAndMustBeAString) {
+  EXPECT_FALSE(load_task(write_task("t")).evaluation.reference_timing_method.has_value());
+  const Task task = load_task(write_task(
+      "u", replaced(kConfig, R"("timing": "events",)",
+                    R"("timing": "graph", "reference_timing": "events",)")));
+  EXPECT_EQ(task.evaluation.timing_method, "graph");
+  EXPECT_EQ(task.evaluation.reference_timing_method, "events");
+  const TaskError error = config_error(replaced(kConfig, R"("timing": "events",)",
+                                                R"("timing": "events", "reference_timing": 3,)"));
+  EXPECT_EQ(error.message(), "evaluation.reference_timing: expected a string, got 3");
+}
+
 TEST_F(TaskLoaderTest, MissingFieldPointsAtItsObject) {
   const TaskError error = config_error(replaced(kConfig, R"("rel_norm_rtol": 0.001, )", ""));
   EXPECT_EQ(error.message(), "tolerance.rel_norm_rtol: required field is missing");

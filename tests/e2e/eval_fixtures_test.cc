@@ -262,6 +262,32 @@ TEST(CliTest, GpuTaskWithoutAGpuExitsTwoAndPointsAtTheCpuDemo) {
   EXPECT_FALSE(fs::exists(run.store()));
 }
 
+// A task timed with CUDA graphs whose eager reference cannot be captured names another method
+// for the reference alone; here the task's own method (graph) cannot run at all on a CPU, so
+// the reference passes only if it is timed with events.
+TEST(CliTest, TheReferenceIsTimedWithItsOwnMethodWhenTheTaskNamesOne) {
+  D2kRun run;
+  const fs::path task = run.dir() / "cpu_scale_add";
+  fs::copy(task_dir("cpu_scale_add"), task, fs::copy_options::recursive);
+  std::ifstream in(task / "config.json");
+  json config = json::parse(in);
+  in.close();
+  config["evaluation"]["timing"] = "graph";
+  config["evaluation"]["reference_timing"] = "events";
+  std::ofstream(task / "config.json") << config.dump(2);
+
+  const RunResult result = run.d2k({"eval", task.string(), "--impl", "reference", "--json"});
+
+  ASSERT_TRUE(result.exited) << result.err;
+  EXPECT_EQ(result.status, 0) << result.err;
+  const json evaluation = parse_evaluation(result);
+  ASSERT_TRUE(evaluation.is_object());
+  for (const auto& workload : evaluation.at("workloads")) {
+    EXPECT_EQ(workload.at("verdict"), "passed") << workload.dump();
+    EXPECT_EQ(workload.at("latency").at("method"), "events") << workload.dump();
+  }
+}
+
 TEST(CliTest, EvalWithoutAnImplementationIsAUsageError) {
   D2kRun run;
   const RunResult result = run.d2k({"eval", task_dir("cpu_scale_add").string(), "--json"});
