@@ -1,0 +1,274 @@
+"""Check baseline/solution.py and expert/solution.py against the exact target distribution.
+
+    python3 tasks/topk_topp_sampling/expert/check.py                    # small shapes, both
+    python3 tasks/topk_topp_sampling/expert/check.py --impl expert --full --time
+
+For every case it draws D samples per row (D calls of run with different seeds) and applies the
+task's gate, the same three checks the evaluator makes:
+  * support: every sampled token is allowed by reference.target_probabilities;
+  * greedy: a row with one allowed token returns it;
+  * fit: a pooled chi-square over (row, token) cells, cells with expected count < 5 merged per
+    row, must not reject at significance 1e-6 (p-value from the regularized upper gamma).
+It also checks that a call does not change its inputs and that a seed repeats its samples.
+With --time it prints CUDA-event medians of reference, baseline and expert on the registered
+workloads and the expert's %SOL: T_SOL = bytes / 4241 GB/s (the work model's flops, 6 per
+logit, are far below that at any ceiling). Exits with status 1 on any failure.
+"""
+
+import argparse
+import importlib.util
+import json
+import math
+import pathlib
+import statistics
+import sys
+import time
+
+import torch
+
+TASK_DIR = pathlib.Path(__file__).resolve().parent.parent
+COPY_BANDWIDTH = 4241e9  # bytes/s, measured device-to-device copy on our H200
+SIGNIFICANCE = 1e-6
+MIN_EXPECTED = 5.0
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _draw(impl, args, draws, seed_base):
+    """[draws, batch] samples from `draws` calls with different seeds."""
+    rows = []
+    call_args = list(args)
+    for d in range(draws):
+        call_args[4] = (seed_base * 1000003 + d * 7919 + 17) % (1 << 63)
+        rows.append(impl.run(*call_args))
+    return torch.stack(rows)
+
+
+def _goodness_of_fit(samples, probs, support):
+    """(problems, chi2, dof, p_value) for [D, B] samples against [B, V] probabilities."""
+    draws, batch = samples.shape
+    vocab = probs.shape[1]
+    problems = []
+    if samples.dtype != torch.int64:
+        return [f"samples dtype {samples.dtype}, expected int64"], 0.0, 0, 1.0
+    bad_range = (samples < 0) | (samples >= vocab)
+    if bool(bad_range.any()):
+        d, r = [int(v) for v in bad_range.nonzero()[0]]
+        return [f"draw {d} row {r}: token {int(samples[d, r])} outside [0, {vocab})"], 0.0, 0, 1.0
+    support = support.bool()
+    allowed = support.gather(1, samples.t())  # [B, D]
+    if not bool(allowed.all()):
+        r, d = [int(v) for v in (~allowed).nonzero()[0]]
+        token = int(samples[d, r])
+        problems.append(f"sample_outside_support: row {r} draw {d} token {token} "
+                        f"(target probability {float(probs[r, token]):.3e}); "
+                        f"{int((~allowed).sum())} of {allowed.numel()} samples outside")
+    single = support.sum(1) == 1
+    if bool(single.any()):
+        only = support.float().argmax(1)
+        wrong = single[:, None] & (samples.t() != only[:, None])
+        if bool(wrong.any()):
+            r, d = [int(v) for v in wrong.nonzero()[0]]
+            problems.append(f"greedy_mismatch: row {r} draw {d} returned {int(samples[d, r])}, "
+                            f"the only allowed token is {int(only[r])}")
+
+    counts = torch.zeros((batch, vocab), dtype=torch.float64, device=probs.device)
+    counts.scatter_add_(1, samples.t().contiguous(),
+                        torch.ones((batch, draws), dtype=torch.float64, device=probs.device))
+    expected = probs.double() * draws
+    big = expected >= MIN_EXPECTED
+    rest_expected = torch.where(big, torch.zeros_like(expected), expected).sum(1)
+    rest_observed = torch.where(big, torch.zeros_like(counts), counts).sum(1)
+    chi2 = (torch.where(big, (counts - expected) ** 2 / expected.clamp_min(1e-300),
+                        torch.zeros_like(expected))).sum(1)
+    cells = big.sum(1)
+    # The merged cell of a row counts as a cell when it is large enough; otherwise it joins the
+    # row's smallest large cell (one fewer degree of freedom for that row).
+    rest_ok = rest_expected >= MIN_EXPECTED
+    chi2 = chi2 + torch.where(rest_ok, (rest_observed - rest_expected) ** 2 /
+                              rest_expected.clamp_min(1e-300), torch.zeros_like(chi2))
+    cells = cells + rest_ok.long()
+    small_rows = (~rest_ok) & (big.sum(1) > 0) & (rest_expected + rest_observed > 0)
+    if bool(small_rows.any()):
+        masked = torch.where(big, expected, torch.full_like(expected, float("inf")))
+        smallest = masked.argmin(1)
+        e_small = expected.gather(1, smallest[:, None]).squeeze(1)
+        o_small = counts.gather(1, smallest[:, None]).squeeze(1)
+        old = (o_small - e_small) ** 2 / e_small
+        new = (o_small + rest_observed - e_small - rest_expected) ** 2 / (e_small + rest_expected)
+        chi2 = chi2 + torch.where(small_rows, new - old, torch.zeros_like(chi2))
+    dof = int((cells - 1).clamp_min(0).sum())
+    chi2_total = float(chi2.sum())
+    if dof == 0:
+        return problems, chi2_total, 0, 1.0
+    p_value = float(torch.special.gammaincc(torch.tensor(dof / 2.0, dtype=torch.float64),
+                                            torch.tensor(chi2_total / 2.0, dtype=torch.float64)))
+    if p_value < SIGNIFICANCE:
+        problems.append(f"distribution_mismatch: chi2 {chi2_total:.1f} on {dof} dof, "
+                        f"p-value {p_value:.2e} < {SIGNIFICANCE:g}")
+    return problems, chi2_total, dof, p_value
+
+
+def _small_cases(gen):
+    """(label, args) pairs on shapes that stress masks, ties, limits and strides."""
+    dev = "cuda"
+
+    def make(label, batch, vocab, k, p, t, logits=None):
+        if logits is None:
+            logits = torch.randn((batch, vocab), generator=gen, device=dev) * 2.0
+        def per_row(value, dtype):
+            if isinstance(value, (list, tuple)):
+                return torch.tensor(value, dtype=dtype, device=dev)
+            return torch.full((batch,), value, dtype=dtype, device=dev)
+        return (label, [logits, per_row(k, torch.int32), per_row(p, torch.float32),
+                        per_row(t, torch.float32), 0])
+
+    cases = [
+        make("b4_v7_k3_p0.9", 4, 7, 3, 0.9, 1.0),
+        make("b3_v1000_k20_p0.95", 3, 1000, 20, 0.95, 0.6),
+        make("b2_v8193_k50_p1", 2, 8193, 50, 1.0, 1.0),            # a tile plus one token
+        make("b5_v4097_k0_p0.8", 5, 4097, 0, 0.8, 0.6),           # top-p only
+        make("b3_v3000_k0_p1_full", 3, 3000, 0, 1.0, 1.5),        # no limit: plain softmax
+        make("b4_v5000_greedy", 4, 5000, 1, 0.95, 0.7),           # top_k = 1
+        make("b2_v5000_tiny_p", 2, 5000, 100, 1e-4, 0.7),         # top_p keeps the argmax only
+        make("b3_v2000_cold", 3, 2000, 40, 0.99, 0.05),
+        make("b3_v2000_hot", 3, 2000, 40, 0.99, 5.0),
+        make("b6_v3000_per_row", 6, 3000, [1, 5, 0, 50, 3000, 7], [0.5, 1.0, 0.9, 0.95, 0.3, 1.0],
+             [0.6, 1.0, 0.8, 1.2, 0.4, 2.0]),
+    ]
+    # Heavy ties: integer logits; the value-based rule keeps or drops a tie together.
+    ties = torch.randint(0, 6, (4, 3000), generator=gen, device=dev).float()
+    cases.append(make("b4_v3000_ties_k10_p0.5", 4, 3000, 10, 0.5, 1.0, logits=ties))
+    # A row stride larger than the row: logits are a column slice of a wider buffer.
+    wide = torch.randn((3, 6000), generator=gen, device=dev) * 2.0
+    cases.append(make("b3_v5000_row_stride_6000", 3, 5000, 20, 0.9, 0.8, logits=wide[:, :5000]))
+    return cases
+
+
+def _time_ms(fn, args, reps):
+    fn(*args)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(*args)
+        stop.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--impl", choices=["baseline", "expert", "both", "reference"], default="both")
+    parser.add_argument("--full", action="store_true", help="also run the registered workloads")
+    parser.add_argument("--time", action="store_true", help="time the registered workloads")
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--draws", type=int, default=2000, help="draws per small case")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        print("a CUDA device is required")
+        return 2
+
+    config = json.loads((TASK_DIR / "config.json").read_text())
+    reference = _load(TASK_DIR / "reference.py", "sampling_reference")
+    inputs = _load(TASK_DIR / "get_inputs.py", "sampling_get_inputs")
+    impls = {}
+    if args.impl in ("baseline", "both"):
+        impls["baseline"] = _load(TASK_DIR / "baseline" / "solution.py", "sampling_baseline")
+    if args.impl in ("expert", "both"):
+        impls["expert"] = _load(TASK_DIR / "expert" / "solution.py", "sampling_expert")
+    if args.impl == "reference":
+        impls["reference"] = reference
+
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(args.seed)
+    cases = [(label, a, args.draws) for label, a in _small_cases(gen)]
+    if args.full:
+        for entry in config["workloads"]:
+            cfg = dict(config["fixed_params"])
+            cfg.update(entry)
+            cfg["seed"] = args.seed
+            cfg["device"] = "cuda"
+            draws = int(max(1000, 16000 / cfg["batch"]))
+            cases.append((entry["label"], inputs.get_inputs(cfg), draws))
+
+    failed = False
+    for label, call_args, draws in cases:
+        probs, support = reference.target_probabilities(*call_args)
+        kept = (probs > 0).sum(1)
+        print(f"case {label}: batch {probs.shape[0]} vocab {probs.shape[1]} "
+              f"kept tokens per row min/median/max {int(kept.min())}/{int(kept.median())}/{int(kept.max())}",
+              flush=True)
+        for name, impl in impls.items():
+            snapshot = [a.clone() if torch.is_tensor(a) else a for a in call_args]
+            try:
+                started = time.perf_counter()
+                samples = _draw(impl, call_args, draws, args.seed)
+                torch.cuda.synchronize()
+                elapsed = time.perf_counter() - started
+                repeat_a = impl.run(*call_args[:4], 424242)
+                repeat_b = impl.run(*call_args[:4], 424242)
+            except Exception as error:  # report and continue with the next implementation
+                failed = True
+                print(f"  FAIL {name:9s} raised {type(error).__name__}: {error}", flush=True)
+                continue
+            problems, chi2, dof, p_value = _goodness_of_fit(samples, probs, support)
+            if samples.shape[1:] != (probs.shape[0],):
+                problems.append(f"output shape {tuple(samples.shape[1:])}, expected ({probs.shape[0]},)")
+            if not torch.equal(repeat_a, repeat_b):
+                problems.append("seed_not_deterministic: the same seed gave different samples")
+            for before, after, arg_name in zip(snapshot, call_args, ["logits", "top_k", "top_p", "temperature"]):
+                if torch.is_tensor(before) and not torch.equal(before, after):
+                    problems.append(f"input_mutated: {arg_name}")
+            ok = not problems
+            failed |= not ok
+            print(f"  {'PASS' if ok else 'FAIL'} {name:9s} draws {draws} chi2 {chi2:.1f} dof {dof} "
+                  f"p-value {p_value:.3g}  ({elapsed:.2f} s)", flush=True)
+            for problem in problems:
+                print(f"       {problem}", flush=True)
+        del probs, support
+        torch.cuda.empty_cache()
+
+    if args.time:
+        print("timing (CUDA-event median of 20 calls, ms); T_SOL = bytes / 4241 GB/s")
+        for entry in config["workloads"]:
+            cfg = dict(config["fixed_params"])
+            cfg.update(entry)
+            cfg["seed"] = args.seed
+            cfg["device"] = "cuda"
+            call_args = inputs.get_inputs(cfg)
+            batch, vocab = cfg["batch"], cfg["vocab"]
+            sol_ms = (4 * batch * vocab + 20 * batch) / COPY_BANDWIDTH * 1e3
+            line = f"  {entry['label']:36s} T_SOL {sol_ms * 1e3:8.2f} us"
+            t_ref = _time_ms(reference.run, call_args, 10)
+            line += f"  reference {t_ref:8.4f}"
+            times = {}
+            for name in ("baseline", "expert"):
+                if name in impls:
+                    times[name] = _time_ms(impls[name].run, call_args, 20)
+                    line += f"  {name} {times[name]:8.4f}"
+            if "expert" in times:
+                line += f"  expert %SOL {100 * sol_ms / times['expert']:5.1f}"
+                line += f"  ref/expert {t_ref / times['expert']:6.2f}x"
+                if "baseline" in times:
+                    speedup = times["baseline"] / times["expert"]
+                    line += f"  baseline/expert {speedup:6.2f}x"
+                    if speedup <= 1.0:
+                        failed = True
+                        line += "  FAIL expert not faster than baseline"
+            print(line, flush=True)
+
+    print("ALL PASS" if not failed else "SOME CASES FAILED")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
