@@ -228,12 +228,28 @@ class Worker {
   void checked_call(int handle, const PlannedTrial& trial, const std::string& kind) {
     const nlohmann::json before = digest_arguments(handle);
     channel_.send({{"event", "progress"}, {"phase", "call"}, {"trial", trial.index}});
+    call_for_outputs(handle);
+    report(handle, trial, kind, before);
+  }
+
+  // One call whose outputs are read afterwards: fresh outputs, the call, and its completion.
+  void call_for_outputs(int handle) {
     guarded([&] {
       implementation_->reset_outputs();
       implementation_->call(handle);
       device_.synchronize();
     });
-    report(handle, trial, kind, before);
+  }
+
+  // The last call's outputs. One that is not a plain tensor breaks a rule (invalid); a wrong
+  // count or dtype is a wrong answer (incorrect).
+  std::vector<python::TensorInfo> call_outputs() const {
+    try {
+      return implementation_->outputs(job_.outputs.size());
+    } catch (const python::OutputError& error) {
+      const bool type_rule = error.reason_code() == "output_type";  // a rule, not a value
+      throw WorkerFailure{type_rule ? "invalid" : "incorrect", error.reason_code(), error.what()};
+    }
   }
 
   void report(int handle, const PlannedTrial& trial, const std::string& kind,
@@ -241,14 +257,9 @@ class Worker {
     const std::string role = job_.role == WorkerRole::reference ? "ref" : "cand";
     const std::string stem = fmt::format("{}_t{}_{}", role, trial.index, kind);
     nlohmann::json outputs = nlohmann::json::array();
-    try {
-      const auto tensors = implementation_->outputs(job_.outputs.size());
-      for (size_t i = 0; i < tensors.size(); ++i) {
-        outputs.push_back(dump(tensors[i], job_.outputs[i], fmt::format("{}_out{}", stem, i)));
-      }
-    } catch (const python::OutputError& error) {
-      const bool type_rule = error.reason_code() == "output_type";  // a rule, not a value
-      throw WorkerFailure{type_rule ? "invalid" : "incorrect", error.reason_code(), error.what()};
+    const auto tensors = call_outputs();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      outputs.push_back(dump(tensors[i], job_.outputs[i], fmt::format("{}_out{}", stem, i)));
     }
     nlohmann::json state = nlohmann::json::array();
     for (size_t i = 0; i < job_.arguments.size(); ++i) {
@@ -390,33 +401,24 @@ class Worker {
       const int handle = make_arguments(trial);
       session_.set_integer_argument(handle, static_cast<size_t>(job_.distribution_seed_index),
                                     draw_seed(trial.seed, draw));
-      guarded([&] {
-        implementation_->reset_outputs();
-        implementation_->call(handle);
-        device_.synchronize();
-      });
-      try {
-        const auto tensors = implementation_->outputs(job_.outputs.size());
-        const python::TensorInfo& tensor = tensors[output_index];
-        if (draw == 0) {
-          file.dtype = tensor.dtype;
-          file.on_device = tensor.on_device;
-          file.shape = tensor.shape;
-          file.shape.insert(file.shape.begin(), job_.distribution_draws);
-        } else if (tensor.dtype != file.dtype ||
-                   !std::equal(tensor.shape.begin(), tensor.shape.end(), file.shape.begin() + 1,
-                               file.shape.end())) {
-          throw WorkerFailure{"incorrect", "output_shape",
-                              fmt::format("draw {}: output {} changed its dtype or shape between "
-                                          "calls",
-                                          draw, job_.distribution_output)};
-        }
-        const auto bytes = python::copy_to_host(tensor);
-        samples.insert(samples.end(), bytes.begin(), bytes.end());
-      } catch (const python::OutputError& error) {
-        const bool type_rule = error.reason_code() == "output_type";
-        throw WorkerFailure{type_rule ? "invalid" : "incorrect", error.reason_code(), error.what()};
+      call_for_outputs(handle);
+      const auto tensors = call_outputs();
+      const python::TensorInfo& tensor = tensors[output_index];
+      if (draw == 0) {
+        file.dtype = tensor.dtype;
+        file.on_device = tensor.on_device;
+        file.shape = tensor.shape;
+        file.shape.insert(file.shape.begin(), job_.distribution_draws);
+      } else if (tensor.dtype != file.dtype ||
+                 !std::equal(tensor.shape.begin(), tensor.shape.end(), file.shape.begin() + 1,
+                             file.shape.end())) {
+        throw WorkerFailure{"incorrect", "output_shape",
+                            fmt::format("draw {}: output {} changed its dtype or shape between "
+                                        "calls",
+                                        draw, job_.distribution_output)};
       }
+      const auto bytes = python::copy_to_host(tensor);
+      samples.insert(samples.end(), bytes.begin(), bytes.end());
       implementation_->release_outputs();
       session_.release_arguments(handle);
     }
