@@ -2,10 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <stop_token>
-#include <thread>
-
 #include "agent/bash_tool.h"
+#include "agent/cancelling_client_test_util.h"
 #include "agent/test_folder_test_util.h"
 
 namespace d2k::agent {
@@ -88,13 +86,9 @@ TEST_F(SandboxedCommandRunnerTest, ACancelledCommandIsKilledInsideTheSandbox) {
   SandboxedCommandRunner runner(
       SandboxedCommandRunner::agent_policy(suite_ / "this_task", workspace_, store_));
   BashTool bash(workspace_, runner);
-  std::stop_source cancel;
-  std::jthread client([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    cancel.request_stop();
-  });
+  CancellingClient client(std::chrono::milliseconds(300));
   const auto started = std::chrono::steady_clock::now();
-  const auto result = bash.call({{"command", "sleep 30 & sleep 30"}}, cancel.get_token());
+  const auto result = bash.call({{"command", "sleep 30 & sleep 30"}}, client.token());
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
   EXPECT_TRUE(result.is_error);
   EXPECT_NE(result.text.find("cancelled"), std::string::npos) << result.text;

@@ -50,10 +50,10 @@ mcp::ToolResult SubmitTool::call(const nlohmann::json& arguments, std::stop_toke
   fs::create_directories(snapshot.parent_path());
   fs::copy_file(file, snapshot);
 
-  std::optional<record::EvaluationResult> evaluated;
+  record::EvaluationResult result;
   try {
     baseline(stop);
-    evaluated = evaluator_.evaluate(snapshot, stop);
+    result = evaluator_.evaluate(snapshot, stop);
   } catch (...) {
     // The client stopped waiting: the run's record says so; the client gets no answer.
     if (stop.stop_requested()) {
@@ -62,9 +62,7 @@ mcp::ToolResult SubmitTool::call(const nlohmann::json& arguments, std::stop_toke
     }
     throw;
   }
-  const record::EvaluationResult& reference = *baseline_;
-  const record::EvaluationResult& result = *evaluated;
-  const SubmissionSummary summary = summarize(result, reference);
+  const SubmissionSummary summary = summarize(result, *baseline_);
   nlohmann::json reply = summary;
   reply["path"] = name;
   reply["submission"] = number;

@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <stop_token>
 #include <thread>
 
-#include <chrono>
-
 #include "agent/bash_tool.h"
+#include "agent/cancelling_client_test_util.h"
 #include "agent/read_tool.h"
 #include "agent/run_session.h"
 #include "agent/submit_design_tool.h"
@@ -79,14 +79,10 @@ TEST_F(ToolsTest, BashKillsTheGroupAtTheTimeLimit) {
 TEST_F(ToolsTest, BashKillsTheGroupWhenTheCallIsCancelled) {
   HostCommandRunner runner;
   BashTool bash(workspace_, runner);
-  std::stop_source cancel;
-  std::jthread client([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    cancel.request_stop();
-  });
+  CancellingClient client(std::chrono::milliseconds(300));
   const auto started = std::chrono::steady_clock::now();
   const auto result =
-      bash.call({{"command", "sleep 30 & echo started; sleep 30"}}, cancel.get_token());
+      bash.call({{"command", "sleep 30 & echo started; sleep 30"}}, client.token());
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
   EXPECT_TRUE(result.is_error);
   EXPECT_NE(result.text.find("cancelled"), std::string::npos) << result.text;
@@ -197,12 +193,8 @@ TEST_F(SubmitToolTest, ACancelledSubmissionStopsItsEvaluationAndIsRecordedAsCanc
   FakeEvaluator evaluator(store_);
   SubmitTool submit(workspace_, submissions_dir_for(workspace_), evaluator, session);
   write_text(workspace_ / "solution.py", "slow");
-  std::stop_source cancel;
-  std::jthread client([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    cancel.request_stop();
-  });
-  EXPECT_THROW(submit.call(json::object(), cancel.get_token()), std::runtime_error);
+  CancellingClient client(std::chrono::milliseconds(100));
+  EXPECT_THROW(submit.call(json::object(), client.token()), std::runtime_error);
   const auto submissions = agent_store_.events(session.run().id, std::string(kSubmissionEvent));
   ASSERT_EQ(submissions.size(), 1u);
   EXPECT_EQ(submissions[0].payload["cancelled"], true);
