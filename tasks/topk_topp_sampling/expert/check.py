@@ -10,9 +10,14 @@ task's gate, the same three checks the evaluator makes:
   * fit: a pooled chi-square over (row, token) cells, cells with expected count < 5 merged per
     row, must not reject at significance 1e-6 (p-value from the regularized upper gamma).
 It also checks that a call does not change its inputs and that a seed repeats its samples.
-With --time it prints CUDA-event medians of reference, baseline and expert on the registered
-workloads and the expert's %SOL: T_SOL = bytes / 4241 GB/s (the work model's flops, 6 per
-logit, are far below that at any ceiling). Exits with status 1 on any failure.
+With --time it times the registered workloads as the task does: baseline and expert by CUDA-graph
+replay (the median per-call time of replays of a graph of many calls), the reference, which
+cannot be captured, by CUDA events around back-to-back calls; and the expert's %SOL: T_SOL =
+bytes / 4241 GB/s (the work model's flops, 6 per logit, are far below that at any ceiling).
+It also measures two floors under the same graph replay: an empty kernel launch, and a
+kernel that only reads every logit once (split rows, one max per slice), the data movement no
+exact sampler can avoid. --sweep times the expert for each slice shape (tiles, warps) that
+fits. Exits with status 1 on any failure.
 """
 
 import argparse
@@ -25,6 +30,8 @@ import sys
 import time
 
 import torch
+import triton
+import triton.language as tl
 
 TASK_DIR = pathlib.Path(__file__).resolve().parent.parent
 COPY_BANDWIDTH = 4241e9  # bytes/s, measured device-to-device copy on our H200
@@ -150,19 +157,81 @@ def _small_cases(gen):
     return cases
 
 
-def _time_ms(fn, args, reps):
+def _time_events_ms(fn, args, calls):
+    """Per-call milliseconds of `calls` back-to-back calls between two events (warm)."""
     fn(*args)
     torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(calls):
+        fn(*args)
+    stop.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(stop) / calls
+
+
+def _time_graph_ms(fn, args, calls=200, replays=7):
+    """Median per-call milliseconds of replays of one graph holding `calls` calls."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        fn(*args)  # compile and warm outside the capture
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn(*args)
+    graph.replay()
+    torch.cuda.synchronize()
     times = []
-    for _ in range(reps):
+    for _ in range(replays):
         start = torch.cuda.Event(enable_timing=True)
         stop = torch.cuda.Event(enable_timing=True)
         start.record()
-        fn(*args)
+        graph.replay()
         stop.record()
         torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop))
+        times.append(start.elapsed_time(stop) / calls)
+    del graph
     return statistics.median(times)
+
+
+@triton.jit
+def _empty_kernel(out_ptr):
+    pass
+
+
+@triton.jit
+def _read_once_kernel(logits_ptr, out_ptr, V, stride_row, CHUNK: tl.constexpr):
+    n_slices = tl.cdiv(V, CHUNK)
+    pid = tl.program_id(0)
+    row = pid // n_slices
+    me = pid - row * n_slices
+    idx = me * CHUNK + tl.arange(0, CHUNK)
+    x = tl.load(logits_ptr + row.to(tl.int64) * stride_row + idx, mask=idx < V, other=float("-inf"))
+    tl.store(out_ptr + pid, tl.max(x, 0))
+
+
+def _floors_ms(logits):
+    """(launch floor, one-read floor) in ms under graph replay, for these logits."""
+    batch, vocab = logits.shape
+    out = torch.empty((batch * triton.cdiv(vocab, 8192),), dtype=torch.float32, device=logits.device)
+    launch = _time_graph_ms(lambda: _empty_kernel[(1,)](out), [])
+    read = _time_graph_ms(lambda: _read_once_kernel[(out.numel(),)](
+        logits, out, vocab, logits.stride(0), CHUNK=8192, num_warps=8), [])
+    return launch, read
+
+
+def _slice_shapes(expert, vocab):
+    """Every split-row shape that fits the vocabulary, then None (the row-streaming kernel)."""
+    shapes = []
+    for tiles in (8, 16, 32, 64):
+        for warps in (1, 2, 4, 8):
+            if tiles * 256 // (warps * 32) >= 8 and triton.cdiv(vocab, tiles * 256) <= expert._MAX_SLICES:
+                shapes.append((tiles, warps))
+    return shapes + [None]
 
 
 def main():
@@ -170,6 +239,7 @@ def main():
     parser.add_argument("--impl", choices=["baseline", "expert", "both", "reference"], default="both")
     parser.add_argument("--full", action="store_true", help="also run the registered workloads")
     parser.add_argument("--time", action="store_true", help="time the registered workloads")
+    parser.add_argument("--sweep", action="store_true", help="time every slice shape of the expert")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--draws", type=int, default=2000, help="draws per small case")
     args = parser.parse_args()
@@ -237,8 +307,9 @@ def main():
         del probs, support
         torch.cuda.empty_cache()
 
-    if args.time:
-        print("timing (CUDA-event median of 20 calls, ms); T_SOL = bytes / 4241 GB/s")
+    if args.time or args.sweep:
+        print("timing (ms per call): reference by CUDA events over 20 back-to-back calls, "
+              "baseline, expert and floors by CUDA-graph replay; T_SOL = bytes / 4241 GB/s")
         for entry in config["workloads"]:
             cfg = dict(config["fixed_params"])
             cfg.update(entry)
@@ -247,24 +318,42 @@ def main():
             call_args = inputs.get_inputs(cfg)
             batch, vocab = cfg["batch"], cfg["vocab"]
             sol_ms = (4 * batch * vocab + 20 * batch) / COPY_BANDWIDTH * 1e3
-            line = f"  {entry['label']:36s} T_SOL {sol_ms * 1e3:8.2f} us"
-            t_ref = _time_ms(reference.run, call_args, 10)
-            line += f"  reference {t_ref:8.4f}"
-            times = {}
-            for name in ("baseline", "expert"):
-                if name in impls:
-                    times[name] = _time_ms(impls[name].run, call_args, 20)
-                    line += f"  {name} {times[name]:8.4f}"
-            if "expert" in times:
-                line += f"  expert %SOL {100 * sol_ms / times['expert']:5.1f}"
-                line += f"  ref/expert {t_ref / times['expert']:6.2f}x"
-                if "baseline" in times:
-                    speedup = times["baseline"] / times["expert"]
-                    line += f"  baseline/expert {speedup:6.2f}x"
-                    if speedup <= 1.0:
-                        failed = True
-                        line += "  FAIL expert not faster than baseline"
+            launch_ms, read_ms = _floors_ms(call_args[0])
+            line = (f"  {entry['label']:36s} T_SOL {sol_ms * 1e3:7.2f} us  floors: launch "
+                    f"{launch_ms * 1e3:6.2f} us, one read {read_ms * 1e3:7.2f} us")
+            if args.time:
+                t_ref = _time_events_ms(reference.run, call_args, 20)
+                line += f"\n    reference {t_ref:8.4f}"
+                times = {}
+                for name in ("baseline", "expert"):
+                    if name in impls:
+                        times[name] = _time_graph_ms(impls[name].run, call_args)
+                        line += f"  {name} {times[name]:8.4f}"
+                if "expert" in times:
+                    line += f"  expert %SOL {100 * sol_ms / times['expert']:5.1f}"
+                    line += f"  of one read {100 * read_ms / times['expert']:5.1f} %"
+                    line += f"  ref/expert {t_ref / times['expert']:6.2f}x"
+                    if "baseline" in times:
+                        speedup = times["baseline"] / times["expert"]
+                        line += f"  baseline/expert {speedup:6.2f}x"
+                        if speedup <= 1.0:
+                            failed = True
+                            line += "  FAIL expert not faster than baseline"
             print(line, flush=True)
+            if args.sweep and "expert" in impls:
+                expert = impls["expert"]
+                chosen = expert._slice_shape, expert._use_split_rows
+                for shape in _slice_shapes(expert, vocab):
+                    expert._slice_shape = lambda v, shape=shape: shape
+                    expert._use_split_rows = lambda b, v, shape=shape: shape is not None
+                    name = "row streaming" if shape is None else f"tiles {shape[0]:2d} warps {shape[1]:2d}"
+                    try:
+                        t = _time_graph_ms(expert.run, call_args)
+                        print(f"    {name}: {t * 1e3:8.2f} us  %SOL {100 * sol_ms / t:5.1f}", flush=True)
+                    except Exception as error:
+                        print(f"    slice shape {shape}: {type(error).__name__}: {error}", flush=True)
+                    finally:
+                        expert._slice_shape, expert._use_split_rows = chosen
 
     print("ALL PASS" if not failed else "SOME CASES FAILED")
     return 1 if failed else 0
