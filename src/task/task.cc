@@ -39,6 +39,15 @@ bool contains(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// A baseline or expert is solution.py, or a native solution.cu / solution.cpp when the folder
+// holds no solution.py; with none of them, solution.py is named in the caller's error.
+std::filesystem::path solution_in(const std::filesystem::path& folder) {
+  for (const char* name : {"solution.py", "solution.cu", "solution.cpp"}) {
+    if (std::filesystem::exists(folder / name)) return folder / name;
+  }
+  return folder / "solution.py";
+}
+
 }  // namespace
 
 std::string to_string(Device device) { return name_of(kDeviceNames, device); }
@@ -90,9 +99,9 @@ std::filesystem::path Task::implementation_file(ImplKind kind) const {
     case ImplKind::reference:
       return dir / "reference.py";
     case ImplKind::baseline:
-      return dir / "baseline" / "solution.py";
+      return solution_in(dir / "baseline");
     case ImplKind::expert:
-      return dir / "expert" / "solution.py";
+      return solution_in(dir / "expert");
     case ImplKind::solution:
       throw std::invalid_argument(
           "a solution is a file given by the user; it has no fixed place in the task folder");

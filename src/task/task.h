@@ -143,7 +143,8 @@ struct Task {
   ImplementationRules rules;               // machine-checked, from the same file
 
   const Workload* find_workload(std::string_view label) const;
-  // The Python file that implements `kind` (reference.py, baseline/solution.py, ...).
+  // The file that implements `kind`: reference.py; for a baseline or expert its folder's
+  // solution.py, or its native solution.cu / solution.cpp when there is no solution.py.
   std::filesystem::path implementation_file(ImplKind kind) const;
 };
 

@@ -1,6 +1,11 @@
 #include "task/task.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -51,6 +56,24 @@ TEST(TaskTest, ImplementationFilesLiveInFixedPlaces) {
   EXPECT_EQ(task.implementation_file(ImplKind::baseline), "tasks/scale_rows/baseline/solution.py");
   EXPECT_EQ(task.implementation_file(ImplKind::expert), "tasks/scale_rows/expert/solution.py");
   EXPECT_THROW(task.implementation_file(ImplKind::solution), std::invalid_argument);
+}
+
+TEST(TaskTest, ANativeExpertStandsInForAMissingSolutionPy) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("d2k_task_native_expert_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "expert");
+  std::filesystem::create_directories(dir / "baseline");
+  std::ofstream(dir / "expert" / "solution.cu") << "// native expert\n";
+  std::ofstream(dir / "baseline" / "solution.py") << "def run(x):\n    return x\n";
+  std::ofstream(dir / "baseline" / "solution.cu") << "// shadowed by solution.py\n";
+  Task task;
+  task.dir = dir;
+  EXPECT_EQ(task.implementation_file(ImplKind::expert), dir / "expert" / "solution.cu");
+  EXPECT_EQ(task.implementation_file(ImplKind::baseline), dir / "baseline" / "solution.py");
+  std::filesystem::remove(dir / "expert" / "solution.cu");
+  EXPECT_EQ(task.implementation_file(ImplKind::expert), dir / "expert" / "solution.py");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TaskTest, FindsWorkloadByLabel) {

@@ -1,5 +1,6 @@
-// Zero false positives: every legitimate Python implementation in the repository (the tasks'
-// baselines and experts, and the fixture candidates that must pass) obeys its task's rules.
+// Zero false positives: every legitimate implementation in the repository (the tasks' baselines
+// and experts, Python or native, and the fixture candidates that must pass) obeys its task's
+// rules.
 
 #include <fstream>
 #include <string>
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "task/task_loader.h"
+#include "validity/native_analyzer.h"
 #include "validity/python_analyzer.h"
 
 namespace d2k::validity {
@@ -59,6 +61,26 @@ TEST(RepositorySolutions, EveryLegitimateImplementationPassesTheStaticGate) {
                     << finding.rule << "]";
     }
   }
+}
+
+// The native baselines and experts: the include scan of their sources (what the built object
+// links is checked when d2k builds it on a machine with nvcc, tests/e2e/native_test.cc).
+TEST(RepositorySolutions, EveryNativeImplementationPassesTheSourceScan) {
+  int checked = 0;
+  for (const auto& task : fs::directory_iterator(kSource / "tasks")) {
+    for (const char* kind : {"baseline", "expert"}) {
+      const fs::path file = task.path() / kind / "solution.cu";
+      if (!fs::exists(file)) continue;
+      SCOPED_TRACE(file.string());
+      ++checked;
+      const task::Task loaded = task::load_task(task.path());
+      for (const auto& finding : analyze_native(file, "", loaded.rules)) {
+        ADD_FAILURE() << finding.file << ":" << finding.line << ": " << finding.message << " ["
+                      << finding.rule << "]";
+      }
+    }
+  }
+  EXPECT_GE(checked, 2);  // Muon's CUDA baseline and the sampling expert
 }
 
 }  // namespace
