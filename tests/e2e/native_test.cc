@@ -128,6 +128,21 @@ TEST(NativeBuildCacheTest, AnUnchangedCudaSourceIsBuiltOnceAndAChangedOneAgain) 
   EXPECT_TRUE(contains(broken.out, "error")) << broken.out;
 }
 
+// The sampling task's expert is CUDA C++ (clusters, distributed shared memory); it must keep
+// compiling with d2k's flags, though only the GPU check runs it.
+TEST(NativeBuildCacheTest, TheSamplingTasksNativeExpertCompiles) {
+  if (std::system("command -v nvcc > /dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0) {
+    GTEST_SKIP() << "no nvcc on this machine";
+  }
+  D2kRun run;
+  const fs::path task = fs::path(D2K_SOURCE_DIR) / "tasks/topk_topp_sampling";
+  const RunResult built = run.d2k({"eval", task.string(), "--solution",
+                                   (task / "expert/solution.cu").string(), "--build-only", "--json"});
+  ASSERT_EQ(built.status, 0) << built.out << built.err;
+  EXPECT_EQ(json::parse(built.out).at("ok"), true);
+  EXPECT_TRUE(contains(built.err, "build: compiled in ")) << built.err;
+}
+
 TEST(NativeWorkspaceTest, TheRecordKeepsWhatSetupAskedFor) {
   D2kRun run;
   const RunResult result =

@@ -1,4 +1,4 @@
-"""Check baseline/solution.py and expert/solution.py against the exact target distribution.
+"""Check baseline/solution.py and expert/solution.cu against the exact target distribution.
 
     python3 tasks/topk_topp_sampling/expert/check.py                    # small shapes, both
     python3 tasks/topk_topp_sampling/expert/check.py --impl expert --full --time
@@ -16,17 +16,23 @@ cannot be captured, by CUDA events around back-to-back calls; and the expert's %
 bytes / 4241 GB/s (the work model's flops, 6 per logit, are far below that at any ceiling).
 It also measures two floors under the same graph replay: an empty kernel launch, and a
 kernel that only reads every logit once (split rows, one max per slice), the data movement no
-exact sampler can avoid. --sweep times the expert for each slice shape (tiles, warps) that
-fits. Exits with status 1 on any failure.
+exact sampler can avoid. Exits with status 1 on any failure.
+
+The expert is CUDA C++ against d2k's native ABI: it is built here with nvcc (the flags d2k uses)
+and called through ctypes with DLPack tensors, on the current stream, as d2k's worker calls it.
 """
 
 import argparse
+import ctypes
 import importlib.util
 import json
 import math
 import pathlib
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 import torch
@@ -44,6 +50,83 @@ def _load(path, name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
+
+
+class _NativeParam(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("kind", ctypes.c_int32),
+                ("int64_value", ctypes.c_int64), ("float64_value", ctypes.c_double)]
+
+
+class _NativeCall(ctypes.Structure):
+    _fields_ = [("abi_version", ctypes.c_int32), ("num_inputs", ctypes.c_int32),
+                ("inputs", ctypes.POINTER(_DLTensor)), ("num_outputs", ctypes.c_int32),
+                ("outputs", ctypes.POINTER(_DLTensor)), ("num_params", ctypes.c_int32),
+                ("params", ctypes.POINTER(_NativeParam)), ("stream", ctypes.c_void_p),
+                ("workspace", ctypes.c_void_p), ("workspace_bytes", ctypes.c_uint64)]
+
+
+_DL_CODES = {torch.float32: (2, 32), torch.int32: (0, 32), torch.int64: (0, 64)}
+_ABI_VERSION = 1
+
+
+class _NativeSampler:
+    """A sampler in CUDA C++ (d2k's native ABI) with the Python candidates' run(...)."""
+
+    def __init__(self, source):
+        nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+        repo = TASK_DIR.parent.parent
+        # dlpack/dlpack.h: the carried Debian package on the GPU machine, else the system's.
+        dlpack = [d for d in (repo / ".device" / "root" / "usr" / "include",)
+                  if (d / "dlpack" / "dlpack.h").exists()]
+        self._object = pathlib.Path(tempfile.mkdtemp(prefix="d2k-check-")) / "solution.so"
+        command = [nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-shared",
+                   "-Xcompiler", "-fPIC", f"-I{repo / 'include'}"]
+        command += [f"-I{d}" for d in dlpack] + [str(source), "-o", str(self._object)]
+        subprocess.run(command, check=True)
+        self._library = ctypes.CDLL(str(self._object))
+        self._library.d2k_native_abi_version.restype = ctypes.c_int32
+        self._library.d2k_native_run.restype = ctypes.c_int32
+        self._library.d2k_native_run.argtypes = [ctypes.POINTER(_NativeCall), ctypes.c_char_p,
+                                                 ctypes.c_size_t]
+        version = self._library.d2k_native_abi_version()
+        if version != _ABI_VERSION:
+            raise RuntimeError(f"{source}: native ABI version {version}, expected {_ABI_VERSION}")
+
+    @staticmethod
+    def _tensor(t, keep):
+        shape = (ctypes.c_int64 * t.dim())(*t.shape)
+        strides = (ctypes.c_int64 * t.dim())(*t.stride())
+        keep += [shape, strides]
+        code, bits = _DL_CODES[t.dtype]
+        return _DLTensor(t.data_ptr(), _DLDevice(2, t.device.index or 0), t.dim(),
+                         _DLDataType(code, bits, 1), shape, strides, 0)
+
+    def run(self, logits, top_k, top_p, temperature, seed):
+        samples = torch.empty((logits.shape[0],), dtype=torch.int64, device=logits.device)
+        keep = []
+        inputs = (_DLTensor * 4)(*[self._tensor(t, keep) for t in (logits, top_k, top_p, temperature)])
+        outputs = (_DLTensor * 1)(self._tensor(samples, keep))
+        params = (_NativeParam * 1)(_NativeParam(b"seed", 0, int(seed), 0.0))
+        call = _NativeCall(_ABI_VERSION, 4, inputs, 1, outputs, 1, params,
+                           torch.cuda.current_stream().cuda_stream, None, 0)
+        error = ctypes.create_string_buffer(4096)
+        if self._library.d2k_native_run(ctypes.byref(call), error, len(error)) != 0:
+            raise RuntimeError(f"d2k_native_run: {error.value.decode()}")
+        return samples
 
 
 def _draw(impl, args, draws, seed_base):
@@ -224,22 +307,11 @@ def _floors_ms(logits):
     return launch, read
 
 
-def _slice_shapes(expert, vocab):
-    """Every split-row shape that fits the vocabulary, then None (the row-streaming kernel)."""
-    shapes = []
-    for tiles in (8, 16, 32, 64):
-        for warps in (1, 2, 4, 8):
-            if tiles * 256 // (warps * 32) >= 8 and triton.cdiv(vocab, tiles * 256) <= expert._MAX_SLICES:
-                shapes.append((tiles, warps))
-    return shapes + [None]
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--impl", choices=["baseline", "expert", "both", "reference"], default="both")
     parser.add_argument("--full", action="store_true", help="also run the registered workloads")
     parser.add_argument("--time", action="store_true", help="time the registered workloads")
-    parser.add_argument("--sweep", action="store_true", help="time every slice shape of the expert")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--draws", type=int, default=2000, help="draws per small case")
     args = parser.parse_args()
@@ -254,7 +326,7 @@ def main():
     if args.impl in ("baseline", "both"):
         impls["baseline"] = _load(TASK_DIR / "baseline" / "solution.py", "sampling_baseline")
     if args.impl in ("expert", "both"):
-        impls["expert"] = _load(TASK_DIR / "expert" / "solution.py", "sampling_expert")
+        impls["expert"] = _NativeSampler(TASK_DIR / "expert" / "solution.cu")
     if args.impl == "reference":
         impls["reference"] = reference
 
@@ -307,7 +379,7 @@ def main():
         del probs, support
         torch.cuda.empty_cache()
 
-    if args.time or args.sweep:
+    if args.time:
         print("timing (ms per call): reference by CUDA events over 20 back-to-back calls, "
               "baseline, expert and floors by CUDA-graph replay; T_SOL = bytes / 4241 GB/s")
         for entry in config["workloads"]:
@@ -321,39 +393,24 @@ def main():
             launch_ms, read_ms = _floors_ms(call_args[0])
             line = (f"  {entry['label']:36s} T_SOL {sol_ms * 1e3:7.2f} us  floors: launch "
                     f"{launch_ms * 1e3:6.2f} us, one read {read_ms * 1e3:7.2f} us")
-            if args.time:
-                t_ref = _time_events_ms(reference.run, call_args, 20)
-                line += f"\n    reference {t_ref:8.4f}"
-                times = {}
-                for name in ("baseline", "expert"):
-                    if name in impls:
-                        times[name] = _time_graph_ms(impls[name].run, call_args)
-                        line += f"  {name} {times[name]:8.4f}"
-                if "expert" in times:
-                    line += f"  expert %SOL {100 * sol_ms / times['expert']:5.1f}"
-                    line += f"  of one read {100 * read_ms / times['expert']:5.1f} %"
-                    line += f"  ref/expert {t_ref / times['expert']:6.2f}x"
-                    if "baseline" in times:
-                        speedup = times["baseline"] / times["expert"]
-                        line += f"  baseline/expert {speedup:6.2f}x"
-                        if speedup <= 1.0:
-                            failed = True
-                            line += "  FAIL expert not faster than baseline"
+            t_ref = _time_events_ms(reference.run, call_args, 20)
+            line += f"\n    reference {t_ref:8.4f}"
+            times = {}
+            for name in ("baseline", "expert"):
+                if name in impls:
+                    times[name] = _time_graph_ms(impls[name].run, call_args)
+                    line += f"  {name} {times[name]:8.4f}"
+            if "expert" in times:
+                line += f"  expert %SOL {100 * sol_ms / times['expert']:5.1f}"
+                line += f"  of one read {100 * read_ms / times['expert']:5.1f} %"
+                line += f"  ref/expert {t_ref / times['expert']:6.2f}x"
+                if "baseline" in times:
+                    speedup = times["baseline"] / times["expert"]
+                    line += f"  baseline/expert {speedup:6.2f}x"
+                    if speedup <= 1.0:
+                        failed = True
+                        line += "  FAIL expert not faster than baseline"
             print(line, flush=True)
-            if args.sweep and "expert" in impls:
-                expert = impls["expert"]
-                chosen = expert._slice_shape, expert._use_split_rows
-                for shape in _slice_shapes(expert, vocab):
-                    expert._slice_shape = lambda v, shape=shape: shape
-                    expert._use_split_rows = lambda b, v, shape=shape: shape is not None
-                    name = "row streaming" if shape is None else f"tiles {shape[0]:2d} warps {shape[1]:2d}"
-                    try:
-                        t = _time_graph_ms(expert.run, call_args)
-                        print(f"    {name}: {t * 1e3:8.2f} us  %SOL {100 * sol_ms / t:5.1f}", flush=True)
-                    except Exception as error:
-                        print(f"    slice shape {shape}: {type(error).__name__}: {error}", flush=True)
-                    finally:
-                        expert._slice_shape, expert._use_split_rows = chosen
 
     print("ALL PASS" if not failed else "SOME CASES FAILED")
     return 1 if failed else 0
