@@ -37,7 +37,8 @@ JudgeRequest build_impl_request(const TemplateSet& templates, const TaskMaterial
   visible.push_back(task.solution_template);
   const std::string expert_impl =
       task.expert_solution
-          ? fence_artifact("expert implementation expert/solution.py", *task.expert_solution)
+          ? fence_artifact("expert implementation " + task.expert_solution->name,
+                           task.expert_solution->text)
           : "(None: this task has no expert implementation, expert/solution.py. Judge the "
             "candidate against the three-level guidance alone.)";
   JudgeRequest request;

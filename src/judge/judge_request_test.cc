@@ -24,7 +24,8 @@ TaskMaterial material() {
                     {"reference.py", "def run(x): ...\n"}};
   m.solution_template = {"solution.py", "def run(x):\n    raise NotImplementedError\n"};
   m.guidance = std::string("{\"level_1\": \"") + kGuidanceMarker + "\"}\n";
-  m.expert_solution = std::string("# ") + kExpertMarker + "\ndef run(x): return x\n";
+  m.expert_solution = NamedText{"expert/solution.py",
+                                std::string("# ") + kExpertMarker + "\ndef run(x): return x\n"};
   m.criteria = std::string("# Criteria\n") + kCriteriaMarker + "\n";
   return m;
 }
@@ -113,6 +114,16 @@ TEST_F(JudgeRequestTest, ImplementationRequestCarriesEveryField) {
   EXPECT_THAT(user, HasSubstr("CANDIDATE SOLUTION (2 lines"));
   EXPECT_THAT(user, HasSubstr("\n1: def run(x):\n2:     return x\n<<<END candidate solution"));
   EXPECT_THAT(user, Not(HasSubstr(kCriteriaMarker)));
+}
+
+TEST_F(JudgeRequestTest, ANativeExpertIsLabelledWithItsOwnFile) {
+  TaskMaterial m = material();
+  m.expert_solution = NamedText{"expert/solution.cu", std::string("// ") + kExpertMarker + "\n"};
+  const SourceListing solution("x = 1\n", SourceLanguage::python);
+  const std::string user = build_impl_request(templates_, m, solution).messages[1].content;
+  EXPECT_THAT(user, HasSubstr("expert implementation expert/solution.cu"));
+  EXPECT_THAT(user, Not(HasSubstr("expert implementation expert/solution.py")));
+  EXPECT_THAT(user, HasSubstr(kExpertMarker));
 }
 
 TEST_F(JudgeRequestTest, MissingExpertImplementationIsSaidExplicitly) {

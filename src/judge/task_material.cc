@@ -24,7 +24,10 @@ TaskMaterial TaskMaterial::read(const task::Task& task) {
   }
   m.solution_template = {"solution.py", util::read_text_file(task.dir / "solution.py")};
   m.guidance = read_optional(task.dir / "guidance.json");
-  m.expert_solution = read_optional(task.implementation_file(task::ImplKind::expert));
+  const std::filesystem::path expert = task.implementation_file(task::ImplKind::expert);
+  if (std::filesystem::exists(expert)) {
+    m.expert_solution = NamedText{"expert/" + expert.filename().string(), util::read_text_file(expert)};
+  }
   m.criteria = read_optional(task.dir / "judge_criteria.md");
   m.judge_notes = read_optional(task.dir / "judge_notes.md");
   return m;

@@ -22,7 +22,7 @@ struct TaskMaterial {
   std::vector<NamedText> public_files;
   NamedText solution_template;                 // solution.py, the implementing agent's start
   std::optional<std::string> guidance;         // guidance.json: the expert's three levels
-  std::optional<std::string> expert_solution;  // expert/solution.py
+  std::optional<NamedText> expert_solution;  // expert/solution.py, or its native .cu/.cpp
   std::optional<std::string> criteria;         // judge_criteria.md
   std::optional<std::string> judge_notes;      // judge_notes.md
 
