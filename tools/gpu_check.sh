@@ -53,7 +53,13 @@ trap pack_records EXIT
 export D2K_STORE=$OUT/d2k-store.sqlite
 # A store carried from an earlier run (e.g. .device/seed-store.sqlite) continues here, so one
 # report can show evaluations from several device calls.
-if [ -n "${D2K_SEED_STORE:-}" ] && [ -f "$D2K_SEED_STORE" ] && [ ! -f "$D2K_STORE" ]; then
+# A seed store that is not there (a path on another machine) would silently start an empty store
+# and renumber every evaluation, so it stops the run.
+if [ -n "${D2K_SEED_STORE:-}" ] && [ ! -f "$D2K_SEED_STORE" ]; then
+  echo "D2K_SEED_STORE=$D2K_SEED_STORE: no such file on this machine (carry it, e.g. in .device/)"
+  exit 2
+fi
+if [ -n "${D2K_SEED_STORE:-}" ] && [ ! -f "$D2K_STORE" ]; then
   cp "$D2K_SEED_STORE" "$D2K_STORE"
 fi
 [ -d /dev/shm ] && export D2K_SCRATCH=/dev/shm
