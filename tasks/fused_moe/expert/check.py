@@ -22,7 +22,6 @@ aid, slower than the checks (every configuration compiles once).
 """
 
 import argparse
-import importlib.util
 import json
 import math
 import pathlib
@@ -33,26 +32,11 @@ import traceback
 import torch
 
 TASK_DIR = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TASK_DIR.parent))  # tasks/check_support.py
+import check_support  # noqa: E402
 COPY_BANDWIDTH = 4241e9        # bytes/s, device-to-device copy on our H200
 BF16_PEAK = 806e12             # FLOP/s, dense bf16 matmul on our H200
 SOL_TARGET = 0.5
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _compare(out, ref, atol, rtol):
-    out32 = out.float()
-    ref32 = ref.float()
-    diff = out32 - ref32
-    rel = (torch.linalg.vector_norm(diff) / torch.linalg.vector_norm(ref32).clamp_min(1e-30)).item()
-    bad = (diff.abs() > atol + rtol * ref32.abs()).float().mean().item()
-    finite = bool(torch.isfinite(out32).all().item())
-    return rel, bad, finite
 
 
 def _median_ms(fn, args, min_seconds=0.25, max_reps=200):
@@ -155,7 +139,7 @@ def _sweep(config, expert, reference, generator, gate, seed, only):
             try:
                 out = call(*inputs)
                 torch.cuda.synchronize()
-                rel, _, finite = _compare(out, ref, 0.0, 0.0)
+                rel, _, finite = check_support.compare(out, ref, 0.0, 0.0)
                 ms = _median_ms(call, inputs, min_seconds=0.1)
             except Exception as error:
                 print(f"    {name:34s} error: {type(error).__name__}: {str(error)[:160]}", flush=True)
@@ -190,13 +174,13 @@ def main():
     atol = tol["atol"] * scale
     rtol = tol["rtol"] * scale
 
-    reference = _load(TASK_DIR / "reference.py", "fused_moe_reference")
-    generator = _load(TASK_DIR / "get_inputs.py", "fused_moe_get_inputs")
+    reference = check_support.load_module(TASK_DIR / "reference.py", "fused_moe_reference")
+    generator = check_support.load_module(TASK_DIR / "get_inputs.py", "fused_moe_get_inputs")
     names = ["baseline", "expert"] if args.impl == "both" else [args.impl]
-    impls = {n: _load(TASK_DIR / n / "solution.py", f"fused_moe_{n}") for n in names}
+    impls = {n: check_support.load_module(TASK_DIR / n / "solution.py", f"fused_moe_{n}") for n in names}
 
     if args.sweep:
-        expert = _load(TASK_DIR / "expert" / "solution.py", "fused_moe_expert")
+        expert = check_support.load_module(TASK_DIR / "expert" / "solution.py", "fused_moe_expert")
         failed = _sweep(config, expert, reference, generator, gate, args.seed, args.only)
         print("ALL PASS" if not failed else "SOME CASES FAILED")
         return 1 if failed else 0
@@ -246,7 +230,7 @@ def main():
                 continue
             ok_meta = out.shape == ref.shape and out.dtype == ref.dtype
             unchanged = all(torch.equal(a, b) for a, b in zip(inputs, before))
-            rel, bad, finite = _compare(out, ref, atol, rtol) if ok_meta else (float("inf"), 1.0, False)
+            rel, bad, finite = check_support.compare(out, ref, atol, rtol) if ok_meta else (float("inf"), 1.0, False)
             ok = ok_meta and unchanged and finite and rel <= gate
             failed |= not ok
             print(f"{'PASS' if ok else 'FAIL'}  {label:46s} {name:8s} rel_norm={rel:.3e}  "

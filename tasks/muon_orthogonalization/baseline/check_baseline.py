@@ -10,7 +10,6 @@ case fails the gate, produces a non-finite value, or has the wrong shape or dtyp
 """
 
 import argparse
-import importlib.util
 import json
 import pathlib
 import sys
@@ -18,36 +17,8 @@ import sys
 import torch
 
 TASK_DIR = pathlib.Path(__file__).resolve().parent.parent
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _compare(out, ref, gate, atol, rtol):
-    out32 = out.float()
-    ref32 = ref.float()
-    diff = out32 - ref32
-    rel = (torch.linalg.vector_norm(diff) / torch.linalg.vector_norm(ref32).clamp_min(1e-30)).item()
-    bad = (diff.abs() > atol + rtol * ref32.abs()).float().mean().item()
-    finite = bool(torch.isfinite(out32).all().item())
-    return rel, bad, finite
-
-
-def _time_ms(fn, args, reps):
-    fn(*args)
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(reps):
-        fn(*args)
-    stop.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(stop) / reps
+sys.path.insert(0, str(TASK_DIR.parent))  # tasks/check_support.py
+import check_support  # noqa: E402
 
 
 def main():
@@ -68,9 +39,9 @@ def main():
     atol = tol["atol"] * scale
     rtol = tol["rtol"] * scale
 
-    reference = _load(TASK_DIR / "reference.py", "muon_reference")
-    baseline = _load(TASK_DIR / "baseline" / "solution.py", "muon_baseline")
-    generator = _load(TASK_DIR / "get_inputs.py", "muon_get_inputs")
+    reference = check_support.load_module(TASK_DIR / "reference.py", "muon_reference")
+    baseline = check_support.load_module(TASK_DIR / "baseline" / "solution.py", "muon_baseline")
+    generator = check_support.load_module(TASK_DIR / "get_inputs.py", "muon_get_inputs")
 
     cases = []
     gen = torch.Generator(device="cuda")
@@ -111,15 +82,15 @@ def main():
         torch.cuda.synchronize()
         ok_meta = out.shape == ref.shape and out.dtype == ref.dtype
         unchanged = torch.equal(G, G_before)
-        rel, bad, finite = _compare(out, ref, gate, atol, rtol)
+        rel, bad, finite = check_support.compare(out, ref, atol, rtol)
         ok = ok_meta and unchanged and finite and rel <= gate
         failed |= not ok
         line = (f"{'PASS' if ok else 'FAIL'}  {label:32s} rel_norm={rel:.3e}  "
                 f"elem_mismatch={bad:.2e}  finite={finite}  shape/dtype_ok={ok_meta}  "
                 f"input_unchanged={unchanged}")
         if cfg is not None and args.time:
-            t_ref = _time_ms(reference.run, (G, steps), 3)
-            t_base = _time_ms(baseline.run, (G, steps), 3)
+            t_ref = check_support.time_back_to_back_ms(reference.run, (G, steps), 3)
+            t_base = check_support.time_back_to_back_ms(baseline.run, (G, steps), 3)
             line += f"  ref={t_ref:.1f} ms  baseline={t_base:.1f} ms  ref/baseline={t_ref / t_base:.2f}x"
         print(line, flush=True)
         del G, G_before, ref, out

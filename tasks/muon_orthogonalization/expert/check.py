@@ -15,7 +15,6 @@ configurations of the two GEMM kernels there. Exit status 1 if any correctness c
 """
 
 import argparse
-import importlib.util
 import json
 import pathlib
 import statistics
@@ -25,25 +24,10 @@ import time
 import torch
 
 TASK_DIR = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TASK_DIR.parent))  # tasks/check_support.py
+import check_support  # noqa: E402
 PEAK_FLOPS = {"fp16": 773.2e12, "bf16": 806.3e12}
 COPY_BANDWIDTH = 4241e9
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _compare(out, ref, atol, rtol):
-    out32 = out.float()
-    ref32 = ref.float()
-    diff = out32 - ref32
-    rel = (torch.linalg.vector_norm(diff) / torch.linalg.vector_norm(ref32).clamp_min(1e-30)).item()
-    bad = (diff.abs() > atol + rtol * ref32.abs()).float().mean().item()
-    finite = bool(torch.isfinite(out32).all().item())
-    return rel, bad, finite
 
 
 def _median_ms(fn, reps):
@@ -147,7 +131,7 @@ def _check_correctness(args, config, reference, impls, generator):
             first_call_s = time.time() - started
             ok_meta = out.shape == ref.shape and out.dtype == ref.dtype
             unchanged = torch.equal(G, G_before)
-            rel, bad, finite = _compare(out, ref, atol, rtol)
+            rel, bad, finite = check_support.compare(out, ref, atol, rtol)
             ok = ok_meta and unchanged and finite and rel <= gate
             failed |= not ok
             print(f"{'PASS' if ok else 'FAIL'}  {name:8s} {label:32s} rel_norm={rel:.3e}  "
@@ -339,12 +323,12 @@ def main():
         return 2
     started = time.time()
     config = json.loads((TASK_DIR / "config.json").read_text())
-    reference = _load(TASK_DIR / "reference.py", "muon_reference")
-    generator = _load(TASK_DIR / "get_inputs.py", "muon_get_inputs")
+    reference = check_support.load_module(TASK_DIR / "reference.py", "muon_reference")
+    generator = check_support.load_module(TASK_DIR / "get_inputs.py", "muon_get_inputs")
     impls = {}
     if args.impl in ("baseline", "both"):
-        impls["baseline"] = _load(TASK_DIR / "baseline" / "solution.py", "muon_baseline")
-    expert = _load(TASK_DIR / "expert" / "solution.py", "muon_expert")
+        impls["baseline"] = check_support.load_module(TASK_DIR / "baseline" / "solution.py", "muon_baseline")
+    expert = check_support.load_module(TASK_DIR / "expert" / "solution.py", "muon_expert")
     if args.impl in ("expert", "both"):
         impls["expert"] = expert
 

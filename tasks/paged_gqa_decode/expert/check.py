@@ -15,11 +15,9 @@ bandwidth, 806 TFLOP/s bf16) and %SOL = T_SOL / t. Exits with 1 if any check fai
 """
 
 import argparse
-import importlib.util
 import json
 import math
 import pathlib
-import statistics
 import sys
 import time
 import traceback
@@ -27,15 +25,10 @@ import traceback
 import torch
 
 TASK_DIR = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TASK_DIR.parent))  # tasks/check_support.py
+import check_support  # noqa: E402
 COPY_BANDWIDTH = 4241e9      # bytes/s, measured device-to-device copy on our H200
 PEAK_FLOPS = {"bf16": 806e12, "fp16": 773e12}
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _bits(t):
@@ -55,16 +48,6 @@ def _unchanged(args, before):
         elif a != b:
             return False
     return True
-
-
-def _compare(out, ref, atol, rtol):
-    out32 = out.double()
-    ref32 = ref.double()
-    diff = out32 - ref32
-    rel = (torch.linalg.vector_norm(diff) / torch.linalg.vector_norm(ref32).clamp_min(1e-30)).item()
-    bad = (diff.abs() > atol + rtol * ref32.abs()).double().mean().item()
-    finite = bool(torch.isfinite(out32).all().item())
-    return rel, bad, finite
 
 
 def _work_model(config, params):
@@ -91,27 +74,7 @@ def _graph_time_ms(fn, args, target_ms=60.0, samples=5):
     estimate = max(start.elapsed_time(stop) / 3, 1e-3)
     calls = int(min(max(1, math.ceil(target_ms / estimate)), 2000))
 
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        fn(*args)  # warm the allocator on the capture stream
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn(*args)
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(samples):
-        start.record()
-        graph.replay()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop) / calls)
-    del graph
-    return statistics.median(times), calls
+    return check_support.time_graph_ms(fn, args, calls, samples), calls
 
 
 GRAPH_CHECK_CASE = "G4 page16 b7 ragged 1..5000 (10 splits)"
@@ -210,13 +173,13 @@ def main():
     atol = tol.get("atol", 0.0) * scale
     rtol = tol.get("rtol", 0.0) * scale
 
-    reference = _load(TASK_DIR / "reference.py", "paged_reference")
-    generator = _load(TASK_DIR / "get_inputs.py", "paged_get_inputs")
+    reference = check_support.load_module(TASK_DIR / "reference.py", "paged_reference")
+    generator = check_support.load_module(TASK_DIR / "get_inputs.py", "paged_get_inputs")
     impls = {}
     for name in (["baseline", "expert"] if args.impl == "both" else [args.impl]):
-        impls[name] = _load(TASK_DIR / name / "solution.py", f"paged_{name}")
+        impls[name] = check_support.load_module(TASK_DIR / name / "solution.py", f"paged_{name}")
     if args.sweep and "expert" not in impls:
-        impls["expert"] = _load(TASK_DIR / "expert" / "solution.py", "paged_expert")
+        impls["expert"] = check_support.load_module(TASK_DIR / "expert" / "solution.py", "paged_expert")
 
     props = torch.cuda.get_device_properties(0)
     print(f"device: {props.name}, {props.multi_processor_count} SMs; torch {torch.__version__}")
@@ -260,7 +223,8 @@ def main():
                 continue
             ok_meta = out.shape == ref.shape and out.dtype == ref.dtype and out.device == ref.device
             unchanged = _unchanged(inputs, before)
-            rel, bad, finite = _compare(out, ref, atol, rtol) if ok_meta else (float("inf"), 1.0, False)
+            rel, bad, finite = (check_support.compare(out, ref, atol, rtol, torch.float64) if ok_meta
+                                else (float("inf"), 1.0, False))
             ok = ok_meta and unchanged and finite and rel <= gate
             failed |= not ok
             print(f"{'PASS' if ok else 'FAIL'}  {name:8s} {label:44s} rel_norm={rel:.3e}  "
@@ -340,7 +304,7 @@ def _sweep(expert, inputs, ref, gate, label, params, config):
             try:
                 out = call(*inputs)
                 torch.cuda.synchronize()
-                rel = _compare(out, ref, 0.0, 0.0)[0]
+                rel = check_support.compare(out, ref, 0.0, 0.0, torch.float64)[0]
                 t_ms, _ = _graph_time_ms(call, inputs, target_ms=30.0, samples=3)
             except Exception as error:  # a setting that does not compile or fit is reported
                 print(f"    per_sm={programs_per_sm:2d}/{max_chunk:4d} splits={splits_b:3d} chunk={chunk_b:6d} "

@@ -24,12 +24,9 @@ and called through ctypes with DLPack tensors, on the current stream, as d2k's w
 
 import argparse
 import ctypes
-import importlib.util
 import json
-import math
 import pathlib
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,16 +37,12 @@ import triton
 import triton.language as tl
 
 TASK_DIR = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TASK_DIR.parent))  # tasks/check_support.py
+import check_support  # noqa: E402
 COPY_BANDWIDTH = 4241e9  # bytes/s, measured device-to-device copy on our H200
 SIGNIFICANCE = 1e-6
 MIN_EXPECTED = 5.0
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+GRAPH_CALLS, GRAPH_REPLAYS = 200, 7  # calls captured in one graph, timed replays of it
 
 
 class _DLDevice(ctypes.Structure):
@@ -240,47 +233,6 @@ def _small_cases(gen):
     return cases
 
 
-def _time_events_ms(fn, args, calls):
-    """Per-call milliseconds of `calls` back-to-back calls between two events (warm)."""
-    fn(*args)
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(calls):
-        fn(*args)
-    stop.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(stop) / calls
-
-
-def _time_graph_ms(fn, args, calls=200, replays=7):
-    """Median per-call milliseconds of replays of one graph holding `calls` calls."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        fn(*args)  # compile and warm outside the capture
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn(*args)
-    graph.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(replays):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop) / calls)
-    del graph
-    return statistics.median(times)
-
-
 @triton.jit
 def _empty_kernel(out_ptr):
     pass
@@ -301,9 +253,10 @@ def _floors_ms(logits):
     """(launch floor, one-read floor) in ms under graph replay, for these logits."""
     batch, vocab = logits.shape
     out = torch.empty((batch * triton.cdiv(vocab, 8192),), dtype=torch.float32, device=logits.device)
-    launch = _time_graph_ms(lambda: _empty_kernel[(1,)](out), [])
-    read = _time_graph_ms(lambda: _read_once_kernel[(out.numel(),)](
-        logits, out, vocab, logits.stride(0), CHUNK=8192, num_warps=8), [])
+    launch = check_support.time_graph_ms(lambda: _empty_kernel[(1,)](out), [],
+                                         GRAPH_CALLS, GRAPH_REPLAYS)
+    read = check_support.time_graph_ms(lambda: _read_once_kernel[(out.numel(),)](
+        logits, out, vocab, logits.stride(0), CHUNK=8192, num_warps=8), [], GRAPH_CALLS, GRAPH_REPLAYS)
     return launch, read
 
 
@@ -320,11 +273,11 @@ def main():
         return 2
 
     config = json.loads((TASK_DIR / "config.json").read_text())
-    reference = _load(TASK_DIR / "reference.py", "sampling_reference")
-    inputs = _load(TASK_DIR / "get_inputs.py", "sampling_get_inputs")
+    reference = check_support.load_module(TASK_DIR / "reference.py", "sampling_reference")
+    inputs = check_support.load_module(TASK_DIR / "get_inputs.py", "sampling_get_inputs")
     impls = {}
     if args.impl in ("baseline", "both"):
-        impls["baseline"] = _load(TASK_DIR / "baseline" / "solution.py", "sampling_baseline")
+        impls["baseline"] = check_support.load_module(TASK_DIR / "baseline" / "solution.py", "sampling_baseline")
     if args.impl in ("expert", "both"):
         impls["expert"] = _NativeSampler(TASK_DIR / "expert" / "solution.cu")
     if args.impl == "reference":
@@ -393,12 +346,13 @@ def main():
             launch_ms, read_ms = _floors_ms(call_args[0])
             line = (f"  {entry['label']:36s} T_SOL {sol_ms * 1e3:7.2f} us  floors: launch "
                     f"{launch_ms * 1e3:6.2f} us, one read {read_ms * 1e3:7.2f} us")
-            t_ref = _time_events_ms(reference.run, call_args, 20)
+            t_ref = check_support.time_back_to_back_ms(reference.run, call_args, 20)
             line += f"\n    reference {t_ref:8.4f}"
             times = {}
             for name in ("baseline", "expert"):
                 if name in impls:
-                    times[name] = _time_graph_ms(impls[name].run, call_args)
+                    times[name] = check_support.time_graph_ms(impls[name].run, call_args,
+                                                              GRAPH_CALLS, GRAPH_REPLAYS)
                     line += f"  {name} {times[name]:8.4f}"
             if "expert" in times:
                 line += f"  expert %SOL {100 * sol_ms / times['expert']:5.1f}"
