@@ -2,6 +2,8 @@
 
     python3 tasks/topk_topp_sampling/expert/check.py                    # small shapes, both
     python3 tasks/topk_topp_sampling/expert/check.py --impl expert --full --time
+    python3 tasks/topk_topp_sampling/expert/check.py --impl expert --batch-scan 1,64,256
+    python3 tasks/topk_topp_sampling/expert/check.py --impl expert --source OTHER.cu --phases
 
 For every case it draws D samples per row (D calls of run with different seeds) and applies the
 task's gate, the same three checks the evaluator makes:
@@ -16,7 +18,12 @@ cannot be captured, by CUDA events around back-to-back calls; and the expert's %
 bytes / 4241 GB/s (the work model's flops, 6 per logit, are far below that at any ceiling).
 It also measures two floors under the same graph replay: an empty kernel launch, and a
 kernel that only reads every logit once (split rows, one max per slice), the data movement no
-exact sampler can avoid. Exits with status 1 on any failure.
+exact sampler can avoid. --batch-scan times the expert and the one-read floor on the first
+workload's setting at other batch sizes, which shows where the per-row latency stops being
+hidden. --source checks and times another native sampler in the expert's place (the designs
+measured in docs/results/ are kept there). --phases builds it with -DD2K_PHASE_TIMES and prints,
+per workload, the mean cycles of each phase its profiling build counts (a source without one
+says so). Exits with status 1 on any failure.
 
 The expert is CUDA C++ against d2k's native ABI: it is built here with nvcc (the flags d2k uses)
 and called through ctypes with DLPack tensors, on the current stream, as d2k's worker calls it.
@@ -79,7 +86,7 @@ _ABI_VERSION = 1
 class _NativeSampler:
     """A sampler in CUDA C++ (d2k's native ABI) with the Python candidates' run(...)."""
 
-    def __init__(self, source):
+    def __init__(self, source, defines=()):
         nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
         repo = TASK_DIR.parent.parent
         # dlpack/dlpack.h: the carried Debian package on the GPU machine, else the system's.
@@ -88,13 +95,19 @@ class _NativeSampler:
         self._object = pathlib.Path(tempfile.mkdtemp(prefix="d2k-check-")) / "solution.so"
         command = [nvcc, "-gencode=arch=compute_90a,code=sm_90a", "-O3", "-shared",
                    "-Xcompiler", "-fPIC", f"-I{repo / 'include'}"]
-        command += [f"-I{d}" for d in dlpack] + [str(source), "-o", str(self._object)]
+        command += [f"-I{d}" for d in dlpack] + list(defines) + [str(source), "-o", str(self._object)]
         subprocess.run(command, check=True)
         self._library = ctypes.CDLL(str(self._object))
         self._library.d2k_native_abi_version.restype = ctypes.c_int32
         self._library.d2k_native_run.restype = ctypes.c_int32
         self._library.d2k_native_run.argtypes = [ctypes.POINTER(_NativeCall), ctypes.c_char_p,
                                                  ctypes.c_size_t]
+        self._setup = getattr(self._library, "d2k_native_setup", None)
+        if self._setup is not None:
+            self._setup.restype = ctypes.c_int32
+            self._setup.argtypes = [ctypes.POINTER(_NativeCall), ctypes.POINTER(ctypes.c_uint64),
+                                    ctypes.c_char_p, ctypes.c_size_t]
+        self._workspaces = {}  # (shapes) -> device buffer, as d2k's worker keeps one per workload
         version = self._library.d2k_native_abi_version()
         if version != _ABI_VERSION:
             raise RuntimeError(f"{source}: native ABI version {version}, expected {_ABI_VERSION}")
@@ -117,6 +130,17 @@ class _NativeSampler:
         call = _NativeCall(_ABI_VERSION, 4, inputs, 1, outputs, 1, params,
                            torch.cuda.current_stream().cuda_stream, None, 0)
         error = ctypes.create_string_buffer(4096)
+        if self._setup is not None:
+            key = (tuple(logits.shape), tuple(logits.stride()))
+            if key not in self._workspaces:
+                size = ctypes.c_uint64(0)
+                if self._setup(ctypes.byref(call), ctypes.byref(size), error, len(error)) != 0:
+                    raise RuntimeError(f"d2k_native_setup: {error.value.decode()}")
+                self._workspaces[key] = torch.empty((max(1, size.value),), dtype=torch.uint8,
+                                                    device=logits.device)
+            workspace = self._workspaces[key]
+            call.workspace = workspace.data_ptr()
+            call.workspace_bytes = workspace.numel()
         if self._library.d2k_native_run(ctypes.byref(call), error, len(error)) != 0:
             raise RuntimeError(f"d2k_native_run: {error.value.decode()}")
         return samples
@@ -260,6 +284,47 @@ def _floors_ms(logits):
     return launch, read
 
 
+def _print_phases(source, config, inputs, seed, calls=50):
+    """Mean cycles of each phase a profiling build of `source` counts, per workload.
+
+    Such a build exports d2k_sampling_phase_names() (phase names, ';'-separated) and
+    d2k_sampling_phase_cycles(out): 16 cycle sums, then 16 counts of how often each phase ended.
+    """
+    profiled = _NativeSampler(source, defines=["-DD2K_PHASE_TIMES"])
+    names = getattr(profiled._library, "d2k_sampling_phase_names", None)
+    read = getattr(profiled._library, "d2k_sampling_phase_cycles", None)
+    if names is None or read is None:
+        print(f"phases: {source} has no profiling counters (D2K_PHASE_TIMES)")
+        return
+    names.restype = ctypes.c_char_p
+    phases = names().decode().split(";")
+    read.restype = ctypes.c_int32
+    read.argtypes = [ctypes.POINTER(ctypes.c_uint64)]
+    counters = (ctypes.c_uint64 * 32)()
+    clock = subprocess.run(["nvidia-smi", "--query-gpu=clocks.sm", "--format=csv,noheader,nounits"],
+                           capture_output=True, text=True).stdout.strip()
+    print(f"phases of {source.name} (profiling build; mean cycles per CTA that ran a phase, and how often "
+          f"it ran per call; SM clock {clock} MHz now)")
+    for entry in config["workloads"]:
+        cfg = dict(config["fixed_params"])
+        cfg.update(entry)
+        cfg.update(seed=seed, device="cuda")
+        call_args = inputs.get_inputs(cfg)
+        profiled.run(*call_args)
+        read(counters)  # discard the first call
+        for _ in range(calls):
+            profiled.run(*call_args)
+        if read(counters) != 0:
+            print("  reading the phase counters failed")
+            return
+        parts = []
+        for i, name in enumerate(phases):
+            hits = counters[16 + i]
+            if hits:
+                parts.append(f"{name} {counters[i] / hits:7.0f} (x{hits // calls})")
+        print(f"  {entry['label']}: " + "; ".join(parts), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--impl", choices=["baseline", "expert", "both", "reference"], default="both")
@@ -267,6 +332,12 @@ def main():
     parser.add_argument("--time", action="store_true", help="time the registered workloads")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--draws", type=int, default=2000, help="draws per small case")
+    parser.add_argument("--source", type=pathlib.Path, default=TASK_DIR / "expert" / "solution.cu",
+                        help="the native sampler to check as the expert (default expert/solution.cu)")
+    parser.add_argument("--phases", action="store_true",
+                        help="cycles of each phase the source's profiling build counts, per workload")
+    parser.add_argument("--batch-scan", default="",
+                        help="comma-separated batch sizes to time the expert at (first workload's setting)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("a CUDA device is required")
@@ -279,7 +350,7 @@ def main():
     if args.impl in ("baseline", "both"):
         impls["baseline"] = check_support.load_module(TASK_DIR / "baseline" / "solution.py", "sampling_baseline")
     if args.impl in ("expert", "both"):
-        impls["expert"] = _NativeSampler(TASK_DIR / "expert" / "solution.cu")
+        impls["expert"] = _NativeSampler(args.source)
     if args.impl == "reference":
         impls["reference"] = reference
 
@@ -365,6 +436,23 @@ def main():
                         failed = True
                         line += "  FAIL expert not faster than baseline"
             print(line, flush=True)
+
+    if args.batch_scan and "expert" in impls:
+        print("batch scan (us per call, graph replay): expert, one-read floor, T_SOL")
+        entry = config["workloads"][0]
+        for batch in [int(b) for b in args.batch_scan.split(",")]:
+            cfg = dict(config["fixed_params"])
+            cfg.update(entry)
+            cfg.update(batch=batch, seed=args.seed, device="cuda")
+            call_args = inputs.get_inputs(cfg)
+            sol_us = (4 * batch * cfg["vocab"] + 20 * batch) / COPY_BANDWIDTH * 1e6
+            _, read_ms = _floors_ms(call_args[0])
+            t_ms = check_support.time_graph_ms(impls["expert"].run, call_args, GRAPH_CALLS, GRAPH_REPLAYS)
+            print(f"  batch {batch:5d}  expert {t_ms * 1e3:8.2f}  read {read_ms * 1e3:8.2f}  "
+                  f"T_SOL {sol_us:8.2f}  %SOL {100 * sol_us / (t_ms * 1e3):5.1f}", flush=True)
+
+    if args.phases:
+        _print_phases(args.source, config, inputs, args.seed)
 
     print("ALL PASS" if not failed else "SOME CASES FAILED")
     return 1 if failed else 0
