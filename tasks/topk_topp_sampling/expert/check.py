@@ -284,6 +284,14 @@ def _floors_ms(logits):
     return launch, read
 
 
+def _workload_config(config, entry, seed, **overrides):
+    """One registered workload's get_inputs config on the GPU, with overrides (e.g. batch)."""
+    cfg = dict(config["fixed_params"])
+    cfg.update(entry)
+    cfg.update(seed=seed, device="cuda", **overrides)
+    return cfg
+
+
 def _print_phases(source, config, inputs, seed, calls=50):
     """Mean cycles of each phase a profiling build of `source` counts, per workload.
 
@@ -306,10 +314,7 @@ def _print_phases(source, config, inputs, seed, calls=50):
     print(f"phases of {source.name} (profiling build; mean cycles per CTA that ran a phase, and how often "
           f"it ran per call; SM clock {clock} MHz now)")
     for entry in config["workloads"]:
-        cfg = dict(config["fixed_params"])
-        cfg.update(entry)
-        cfg.update(seed=seed, device="cuda")
-        call_args = inputs.get_inputs(cfg)
+        call_args = inputs.get_inputs(_workload_config(config, entry, seed))
         profiled.run(*call_args)
         read(counters)  # discard the first call
         for _ in range(calls):
@@ -359,10 +364,7 @@ def main():
     cases = [(label, a, args.draws) for label, a in _small_cases(gen)]
     if args.full:
         for entry in config["workloads"]:
-            cfg = dict(config["fixed_params"])
-            cfg.update(entry)
-            cfg["seed"] = args.seed
-            cfg["device"] = "cuda"
+            cfg = _workload_config(config, entry, args.seed)
             draws = int(max(1000, 16000 / cfg["batch"]))
             cases.append((entry["label"], inputs.get_inputs(cfg), draws))
 
@@ -407,10 +409,7 @@ def main():
         print("timing (ms per call): reference by CUDA events over 20 back-to-back calls, "
               "baseline, expert and floors by CUDA-graph replay; T_SOL = bytes / 4241 GB/s")
         for entry in config["workloads"]:
-            cfg = dict(config["fixed_params"])
-            cfg.update(entry)
-            cfg["seed"] = args.seed
-            cfg["device"] = "cuda"
+            cfg = _workload_config(config, entry, args.seed)
             call_args = inputs.get_inputs(cfg)
             batch, vocab = cfg["batch"], cfg["vocab"]
             sol_ms = (4 * batch * vocab + 20 * batch) / COPY_BANDWIDTH * 1e3
@@ -441,9 +440,7 @@ def main():
         print("batch scan (us per call, graph replay): expert, one-read floor, T_SOL")
         entry = config["workloads"][0]
         for batch in [int(b) for b in args.batch_scan.split(",")]:
-            cfg = dict(config["fixed_params"])
-            cfg.update(entry)
-            cfg.update(batch=batch, seed=args.seed, device="cuda")
+            cfg = _workload_config(config, entry, args.seed, batch=batch)
             call_args = inputs.get_inputs(cfg)
             sol_us = (4 * batch * cfg["vocab"] + 20 * batch) / COPY_BANDWIDTH * 1e6
             _, read_ms = _floors_ms(call_args[0])
