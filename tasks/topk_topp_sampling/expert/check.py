@@ -284,6 +284,12 @@ def _floors_ms(logits):
     return launch, read
 
 
+def _sol_ms(batch, vocab):
+    """T_SOL in ms: the work model's bytes (one read of the logits, the parameters, the samples)
+    over the measured copy bandwidth."""
+    return (4 * batch * vocab + 20 * batch) / COPY_BANDWIDTH * 1e3
+
+
 def _workload_config(config, entry, seed, **overrides):
     """One registered workload's get_inputs config on the GPU, with overrides (e.g. batch)."""
     cfg = dict(config["fixed_params"])
@@ -412,7 +418,7 @@ def main():
             cfg = _workload_config(config, entry, args.seed)
             call_args = inputs.get_inputs(cfg)
             batch, vocab = cfg["batch"], cfg["vocab"]
-            sol_ms = (4 * batch * vocab + 20 * batch) / COPY_BANDWIDTH * 1e3
+            sol_ms = _sol_ms(batch, vocab)
             launch_ms, read_ms = _floors_ms(call_args[0])
             line = (f"  {entry['label']:36s} T_SOL {sol_ms * 1e3:7.2f} us  floors: launch "
                     f"{launch_ms * 1e3:6.2f} us, one read {read_ms * 1e3:7.2f} us")
@@ -442,7 +448,7 @@ def main():
         for batch in [int(b) for b in args.batch_scan.split(",")]:
             cfg = _workload_config(config, entry, args.seed, batch=batch)
             call_args = inputs.get_inputs(cfg)
-            sol_us = (4 * batch * cfg["vocab"] + 20 * batch) / COPY_BANDWIDTH * 1e6
+            sol_us = _sol_ms(batch, cfg["vocab"]) * 1e3
             _, read_ms = _floors_ms(call_args[0])
             t_ms = check_support.time_graph_ms(impls["expert"].run, call_args, GRAPH_CALLS, GRAPH_REPLAYS)
             print(f"  batch {batch:5d}  expert {t_ms * 1e3:8.2f}  read {read_ms * 1e3:8.2f}  "
