@@ -1,41 +1,38 @@
-// Expert in CUDA C++: sort-free top-k/top-p sampling by pivot rejection, one thread-block
-// cluster per row, the row held in the cluster's shared memory. Written against d2k's native
-// ABI (include/d2k/native_abi.h, docs/native-abi.md).
+// Expert in CUDA C++: sort-free top-k/top-p sampling that reads every logit once, at streaming
+// speed, and decides each row from a short list of its largest tokens. Written against d2k's
+// native ABI (include/d2k/native_abi.h, docs/native-abi.md).
 //
-// Per row: s = log2(e) / temperature, x_j = logits[j] * s, m = max_j x_j, w_j = 2^(x_j - m) (the
-// largest weight is exactly 1). A token of weight v is kept when count(w > v) < k and
-// mass(w > v) < p * Z, Z the sum of all weights; the kept set is {w >= theta} for one theta.
+// Per row: s = log2(e) / temperature, y_j = logits[j] * s, M = max_j y_j, w_j = 2^(y_j - M) (the
+// largest weight is exactly 1), Z = sum_j w_j. A token of weight v is kept when count(w > v) < k
+// and mass(w > v) < p * Z, so the kept set is an upper set {w >= theta}.
 //
-// A cluster of 8 CTAs owns a row; CTA r loads slice r (about V / 8 logits) into shared memory
-// once, so the row is read from memory exactly once, and every later step works on shared
-// memory. After each step the CTAs exchange a few scalars through a mailbox in each CTA's
-// shared memory (read by the others through distributed shared memory after a cluster
-// barrier); in every CTA, warp 0 reads all mailboxes (lane r the mailbox of CTA r) and takes
-// the same decisions with the same warp operations, so the CTAs never disagree and leave the
-// loop together.
+// Kernel 1 (chunk_kernel), one CTA per 8192-token chunk, no CTA waits for another:
+//   The chunk is read once into registers. Its maximum m_c and mass s_c = sum 2^(y - m_c) are
+//   recorded, and it lists (y, token) for every token with y >= L_c = m_c - depth, the depth
+//   picked from a 1/8 sample so the list fits kListCap entries: deep enough for 2k + 16 tokens
+//   on a top-k row, as deep as fits otherwise. A chunk of a row without a small top-k also
+//   draws kProposals tokens from itself in proportion to weight.
+//   The last CTA of the row to finish (an arrival count) decides it. With L = max_c L_c every
+//   token with y >= L is listed. If the listed tokens at or above L already hold k tokens or a
+//   mass of p * Z, no token below L can be kept (more than k tokens, or too much mass, lie above
+//   it), so the kept set lies in the list, and the row is sampled from the list by pivot
+//   rejection: draw a token in proportion to weight from a set known to contain the kept set,
+//   accept it when kept, otherwise narrow the set to the tokens above it (and above a midpoint,
+//   when that is not kept either) and draw again. A row without limits takes a proposal: a
+//   chunk chosen by mass, then that chunk's own draw, which is an exact draw from the row.
+// Kernel 2 (verify_kernel), for the rows whose lists were too short (flat rows whose kept set
+//   holds thousands of tokens): their proposals are exact draws from the whole row; every chunk
+//   of such a row counts and sums the weights strictly above each proposal, and the last one
+//   accepts the first kept proposal. If none is kept (rarely: each proposal is kept with the
+//   kept set's probability mass), that CTA samples the row itself by pivot rejection above the
+//   largest rejected proposal. Tokens drawn by rejection from any superset of the kept set, with
+//   fresh randomness each time, follow the kept distribution exactly.
 //
-//   step 0  slice maximum and sum of 2^(x - slice max), and one token drawn from the slice in
-//           proportion to its weight. After the barrier: m, Z, the first candidate (a slice
-//           chosen in proportion to its rescaled mass, then that slice's token): an exact draw
-//           from the whole row. Rows without limits accept it; greedy rows (top_k = 1) with a
-//           single maximum take the maximum.
-//   round   candidate weight p0 and p1, the geometric midpoint of p0 and the best known kept
-//           weight `high`. Each slice counts and sums strictly above both and draws one token
-//           above each. After the barrier:
-//               candidate kept -> it is the sample;
-//               p1 kept        -> theta in (p0, p1]: high = p1, next = the draw above p0;
-//               otherwise      -> theta above p1:                next = the draw above p1.
-// Every proposal is the exact distribution restricted to a superset of the kept set (all tokens
-// above a pivot known not to be kept), drawn with fresh randomness, and is accepted exactly when
-// kept, so the sample follows the kept distribution. The candidate weight rises every round and
-// the bracket at least halves in log space, so the rounds are bounded.
-//
-// Draws are inverse CDFs, each "the first entry whose running mass exceeds the target": a
-// slice by the slices' masses, then inside it a warp by the warps' masses, a lane by the lanes'
-// masses (warp scans), and an element in the lane's own order. A candidate's weight is always
-// the bits its owner compared with, so "strictly above the candidate" never counts the
-// candidate.
-#include <cooperative_groups.h>
+// Draws are inverse CDFs, each "the first entry whose running mass exceeds the target": a thread
+// by the threads' masses (warp scans), then an element in the thread's own order. A weight is
+// always computed by the same expression from the same float, so "strictly above the candidate"
+// never counts the candidate. Every sum that feeds a decision has a fixed order, so the samples
+// are a function of the inputs and the seed.
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
 
@@ -46,53 +43,172 @@
 
 #include <d2k/native_abi.h>
 
+#ifdef D2K_PHASE_TIMES
+// Profiling build only: cycles of each phase, summed by thread 0 of the CTAs that ran it, with the
+// number of times each phase ended 16 places further (events add no cycles).
+__device__ unsigned long long d2k_phase_cycles[32];
+__device__ __forceinline__ void d2k_phase(long long& mark, int i) {
+  if (threadIdx.x == 0) {
+    const long long now = clock64();
+    atomicAdd(&d2k_phase_cycles[i], static_cast<unsigned long long>(now - mark));
+    atomicAdd(&d2k_phase_cycles[16 + i], 1ull);
+    mark = now;
+  }
+}
+__device__ __forceinline__ void d2k_event(int i) {
+  if (threadIdx.x == 0) atomicAdd(&d2k_phase_cycles[16 + i], 1ull);
+}
+#define D2K_MARK(name) long long name = clock64()
+#define D2K_PHASE(mark, i) d2k_phase(mark, i)
+#define D2K_EVENT(i) d2k_event(i)
+#else
+#define D2K_MARK(name) \
+  do {                 \
+  } while (0)
+#define D2K_PHASE(mark, i) D2K_MARK(mark)
+#define D2K_EVENT(i) D2K_MARK(i)
+#endif
+
 namespace {
 
-namespace cg = cooperative_groups;
-
-constexpr int kSlices = 8;  // CTAs per row: the largest portable cluster
-constexpr int kThreads = 512;
+constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
+constexpr int kQuadsPerThread = 8;
+constexpr int kPerThread = 4 * kQuadsPerThread;
+constexpr int kChunk = kThreads * kPerThread;  // tokens per chunk CTA
+constexpr int kListCap = 512;                  // listed tokens per chunk
+constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
+constexpr int kProposals = 4;
+// Candidate list depths below the chunk maximum, in octaves: 32 bins with upper edges 0.5, 1, ...,
+// 8 (half octaves), 9, ..., 16, then 22, 28, ..., 64, deep enough for cold rows whose maximum
+// stands far above the rest.
+constexpr int kDepthBins = 32;
+__device__ __forceinline__ float depth_edge(int bin) {
+  return bin < 16 ? 0.5f * (bin + 1) : bin < 24 ? 8.0f + (bin - 15) : 16.0f + 6.0f * (bin - 23);
+}
+// The bin of a depth (>= 0); kDepthBins for depths beyond the last edge.
+__device__ __forceinline__ int depth_bin(float depth) {
+  if (depth < 8.0f) return static_cast<int>(2.0f * depth);
+  if (depth < 16.0f) return 16 + static_cast<int>(depth - 8.0f);
+  if (depth < 64.0f) return 24 + static_cast<int>((depth - 16.0f) * (1.0f / 6.0f));
+  return kDepthBins;
+}
+constexpr int kSampleEvery = 8;                  // the depth is picked from every 8th token
 constexpr int kMaxRounds = 96;  // never reached: the bracket reaches adjacent floats long before
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kMaxDynamicShared = 227 * 1024 - 4096;  // leave room for the static arrays
 
-// What one CTA tells the others after a step (step 0 and rounds use the fields differently).
-struct Mailbox {
-  float f[4];
-  int i[4];
+// Random streams: (row, step, who) is unique per use.
+constexpr uint32_t kStepDecide = 0;         // who 0: the list draw, who 1: the proposals' chunks
+constexpr uint32_t kStepRounds = 1;         // + round, list rounds
+constexpr uint32_t kStepProposals = 0x10000;  // who = chunk
+constexpr uint32_t kStepRowDraw = 0x20000;    // + round, rounds over the whole row
+
+struct ChunkRecord {
+  float m;      // chunk maximum of y
+  float mass;   // sum of 2^(y - m) over the chunk
+  float level;  // every token with y >= level is listed; +inf when none could be
+  int listed;
 };
 
-// Decisions every CTA of the row holds identically.
-struct RowState {
-  float m, limit_mass, p0, p1, high;
-  int cand, top_token, k_limit, done, rounds, no_p;
+struct Proposal {
+  int token;
+  float y;
 };
 
-// One CTA's draw at one level.
-struct Draw {
-  int index;  // token id in the row, -1 when the slice has no eligible token
-  float weight;
-  float mass;
-  int count;
+// A row whose list was too short, with its proposals, for kernel 2.
+struct FlaggedRow {
+  int row;
+  int k_limit;
+  int no_p;
+  float m;
+  float limit_mass;
+  float scale;
+  int token[kProposals];
+  float weight[kProposals];
 };
 
+struct Workspace {
+  unsigned* arrivals;         // [batch] chunk CTAs finished per row      (cleared every call)
+  unsigned* verify_arrivals;  // [batch] kernel 2 chunks finished per flag (cleared every call)
+  unsigned* counters;         // [0] rows flagged, [1] kernel 2's next work item (cleared)
+  ChunkRecord* records;       // [batch][chunks]
+  float* list_y;              // [batch][chunks][kListCap]
+  int* list_token;            // [batch][chunks][kListCap]
+  Proposal* proposals;        // [batch][chunks][kProposals]
+  FlaggedRow* flagged;        // [batch]
+  float* partials;            // [batch][chunks][2 * kProposals]: counts (as float) and masses
+};
+
+struct WorkspaceLayout {
+  size_t offsets[9] = {};
+  size_t bytes = 0;
+  WorkspaceLayout(int64_t batch, int64_t chunks) {
+    const size_t sizes[9] = {
+        sizeof(unsigned) * batch,
+        sizeof(unsigned) * batch,
+        sizeof(unsigned) * 2,
+        sizeof(ChunkRecord) * batch * chunks,
+        sizeof(float) * batch * chunks * kListCap,
+        sizeof(int) * batch * chunks * kListCap,
+        sizeof(Proposal) * batch * chunks * kProposals,
+        sizeof(FlaggedRow) * batch,
+        sizeof(float) * batch * chunks * 2 * kProposals,
+    };
+    for (int i = 0; i < 9; ++i) {
+      offsets[i] = bytes;
+      bytes += (sizes[i] + 255) / 256 * 256;
+    }
+  }
+  // The three counters lie first and together; one memset clears them.
+  size_t cleared_bytes() const { return offsets[3]; }
+  Workspace carve(void* base) const {
+    char* b = static_cast<char*>(base);
+    return Workspace{reinterpret_cast<unsigned*>(b + offsets[0]), reinterpret_cast<unsigned*>(b + offsets[1]),
+                     reinterpret_cast<unsigned*>(b + offsets[2]), reinterpret_cast<ChunkRecord*>(b + offsets[3]),
+                     reinterpret_cast<float*>(b + offsets[4]),    reinterpret_cast<int*>(b + offsets[5]),
+                     reinterpret_cast<Proposal*>(b + offsets[6]), reinterpret_cast<FlaggedRow*>(b + offsets[7]),
+                     reinterpret_cast<float*>(b + offsets[8])};
+  }
+};
+
+// What both kernels know of the call.
+struct Problem {
+  const float* logits;
+  int64_t row_stride;
+  const int* top_k;
+  const float* top_p;
+  const float* temperature;
+  int64_t* samples;
+  int vocab;
+  int chunks;
+  int vectorized;  // rows are 16-byte aligned and a multiple of 4 tokens
+  uint64_t seed;
+};
+
+// Shared scratch of the block-wide helpers. Each array is written and read between the same two
+// barriers of one helper, so consecutive helpers never race.
 struct Scratch {
-  float warp_mass[2][kWarps];
-  int warp_count[2][kWarps];
-  int chosen_warp[2];
-  float warp_target[2];
-  float total_mass[2];
-  int total_count[2];
-  int pick_index[2];
-  float pick_weight[2];
-  float reduce_f;
-  int reduce_i[2];
+  float warp_incl[4][kWarps];
+  int warp_count[4][kWarps];
+  float warp_excl[4][kWarps];
+  float total[4];
+  int count_total[4];
+  int hit[4][kWarps];
+  int last_positive[4][kWarps];
+  int depth_bins[kDepthBins + 1];  // sampled tokens per depth bin, the last one deeper
+  int depth;
+  float reduce_f[kWarps];
+  float reduce_f_total;
+  int reduce_i[kWarps];
+  int reduce_i_total;
+  int pick_index;
+  float pick_weight;
+  int flag;
 };
 
 __device__ __forceinline__ float4 uniforms(uint64_t seed, uint32_t row, uint32_t step, uint32_t who) {
-  // Counter (row, step, who): unique per use; 24-bit uniforms in [0, 1).
+  // 24-bit uniforms in [0, 1).
   const uint4 bits = curand_Philox4x32_10(make_uint4(row, step, who, 0x243F6A88u),
                                           make_uint2(static_cast<uint32_t>(seed),
                                                      static_cast<uint32_t>(seed >> 32)));
@@ -101,10 +217,21 @@ __device__ __forceinline__ float4 uniforms(uint64_t seed, uint32_t row, uint32_t
                      (bits.w >> 8) * kUnit);
 }
 
+__device__ __forceinline__ float weight_of(float y, float m) { return y == -INFINITY ? 0.0f : exp2f(y - m); }
+
 __device__ __forceinline__ float warp_inclusive_sum(float v, int lane) {
 #pragma unroll
   for (int offset = 1; offset < 32; offset <<= 1) {
     const float up = __shfl_up_sync(kFull, v, offset);
+    if (lane >= offset) v += up;
+  }
+  return v;
+}
+
+__device__ __forceinline__ int warp_inclusive_sum(int v, int lane) {
+#pragma unroll
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const int up = __shfl_up_sync(kFull, v, offset);
     if (lane >= offset) v += up;
   }
   return v;
@@ -122,7 +249,7 @@ __device__ __forceinline__ float warp_sum(float v) {
   return v;
 }
 
-// The first lane whose running mass exceeds the target, else the last lane with mass.
+// The first lane whose running mass exceeds the target, else the last lane with mass, else -1.
 __device__ __forceinline__ int first_crossing(bool has_mass, float running, float target) {
   const unsigned hits = __ballot_sync(kFull, has_mass && running > target);
   const unsigned positive = __ballot_sync(kFull, has_mass);
@@ -133,239 +260,274 @@ __device__ __forceinline__ int first_crossing(bool has_mass, float running, floa
 __device__ float block_max(float v, Scratch& s) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   v = warp_max(v);
-  if (lane == 0) s.warp_mass[0][warp] = v;
+  if (lane == 0) s.reduce_f[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    const float t = warp_max(lane < kWarps ? s.warp_mass[0][lane] : -INFINITY);
-    if (lane == 0) s.reduce_f = t;
+    const float t = warp_max(lane < kWarps ? s.reduce_f[lane] : -INFINITY);
+    if (lane == 0) s.reduce_f_total = t;
   }
   __syncthreads();
-  return s.reduce_f;
+  return s.reduce_f_total;  // next written after a later helper's first barrier
 }
 
-// (sum of a, min of b) over the block.
-__device__ int2 block_sum_min(int a, int b, Scratch& s) {
+// Exclusive prefix of an int over the threads; *total receives the sum.
+__device__ int block_exclusive_scan(int v, int* total, Scratch& s) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  a = __reduce_add_sync(kFull, a);
-  b = __reduce_min_sync(kFull, b);
-  if (lane == 0) {
-    s.warp_count[0][warp] = a;
-    s.warp_count[1][warp] = b;
+  const int incl = warp_inclusive_sum(v, lane);
+  if (lane == 31) s.reduce_i[warp] = incl;
+  __syncthreads();
+  int before = 0, all = 0;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    const int t = s.reduce_i[w];
+    if (w < warp) before += t;
+    all += t;
   }
   __syncthreads();
+  *total = all;
+  return before + incl - v;
+}
+
+// The chunk's mass summed over the block, and the list depth picked from the sampled tokens'
+// depth bins (s.depth_bins, filled before the call): for a top-k row (k_limit <= kListCap) the
+// shallowest depth holding 2k + 16 tokens by the sample, otherwise (or when that is deeper) the
+// deepest whose estimate fits 3/4 of the list. *depth_step receives the depth's bin.
+__device__ float block_sum_depth(float mass, int k_limit, int* depth_step, Scratch& s) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  mass = warp_sum(mass);
+  if (lane == 0) s.reduce_f[warp] = mass;
+  __syncthreads();
   if (warp == 0) {
-    const int sum = __reduce_add_sync(kFull, lane < kWarps ? s.warp_count[0][lane] : 0);
-    const int least = __reduce_min_sync(kFull, lane < kWarps ? s.warp_count[1][lane] : INT_MAX);
+    const float t = warp_sum(lane < kWarps ? s.reduce_f[lane] : 0.0f);
+    // Lane j: the estimated tokens within depth_edge(j) of the maximum.
+    const int estimate = kSampleEvery * warp_inclusive_sum(s.depth_bins[lane], lane);
+    const unsigned fits = __ballot_sync(kFull, 4 * estimate <= 3 * kListCap);
+    const unsigned enough = __ballot_sync(kFull, k_limit <= kListCap && estimate >= 2 * k_limit + 16);
+    int depth = fits != 0 ? 31 - __clz(fits) : 0;  // estimates grow with depth
+    if (enough != 0) depth = min(depth, __ffs(enough) - 1);
     if (lane == 0) {
-      s.reduce_i[0] = sum;
-      s.reduce_i[1] = least;
+      s.reduce_f_total = t;
+      s.depth = depth;
     }
   }
   __syncthreads();
-  return make_int2(s.reduce_i[0], s.reduce_i[1]);
+  *depth_step = s.depth;
+  return s.reduce_f_total;  // next written after a later helper's first barrier
 }
 
-// Draws one token per level from this CTA's slice. mass[L] and count[L] are the thread's sums
-// over its elements (index threadIdx.x + k * kThreads, in increasing k) of weight(v) for the
-// elements where eligible(L, weight(v)) holds; the lane that wins rescans its elements the same
-// way. All threads return the same draws.
-template <int Levels, class Weight, class Eligible>
-__device__ void draw_levels(const float (&mass)[Levels], const int (&count)[Levels],
-                            const float (&u)[Levels], int begin, int len, const float* values,
-                            Weight weight, Eligible eligible, Scratch& s, Draw (&out)[Levels]) {
+// Inverse-CDF choice of a thread at each of Levels levels. mass[L] >= 0 and count[L] are this
+// thread's sums; u[L] in [0, 1). Afterwards every thread knows, per level, the totals and the
+// chosen thread (-1 when no thread has mass); the chosen thread also gets its own target
+// (the part of the level's target that falls inside its mass).
+template <int Levels>
+struct Choice {
+  float total[Levels];
+  int count[Levels];
+  int thread[Levels];
+  float local_target[Levels];
+};
+
+// With SameMass every level has level 0's masses (several draws from one distribution), and
+// only level 0 is scanned.
+template <int Levels, bool SameMass = false>
+__device__ Choice<Levels> choose_threads(const float (&mass)[Levels], const int (&count)[Levels],
+                                         const float (&u)[Levels], Scratch& s) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  float running[Levels];
+  constexpr int kScanned = SameMass ? 1 : Levels;
+  float incl[kScanned];
 #pragma unroll
-  for (int level = 0; level < Levels; ++level) {
-    running[level] = warp_inclusive_sum(mass[level], lane);
-    const int warp_count = __reduce_add_sync(kFull, count[level]);
-    if (lane == 31) {
-      s.warp_mass[level][warp] = running[level];
-      s.warp_count[level][warp] = warp_count;
-    }
+  for (int l = 0; l < kScanned; ++l) {
+    incl[l] = warp_inclusive_sum(mass[l], lane);
+    const int c = __reduce_add_sync(kFull, count[l]);
+    if (lane == 31) s.warp_incl[l][warp] = incl[l];
+    if (lane == 0) s.warp_count[l][warp] = c;
   }
   __syncthreads();
   if (warp == 0) {
 #pragma unroll
-    for (int level = 0; level < Levels; ++level) {
-      const float warp_mass = lane < kWarps ? s.warp_mass[level][lane] : 0.0f;
-      const float warps_running = warp_inclusive_sum(warp_mass, lane);
-      const float total = __shfl_sync(kFull, warps_running, kWarps - 1);
-      const int total_count = __reduce_add_sync(kFull, lane < kWarps ? s.warp_count[level][lane] : 0);
-      const float target = u[level] * total;
-      const int chosen = first_crossing(lane < kWarps && warp_mass > 0.0f, warps_running, target);
-      const float before = __shfl_sync(kFull, warps_running, chosen > 0 ? chosen - 1 : 0);
-      if (lane == 0) {
-        s.chosen_warp[level] = chosen;
-        s.warp_target[level] = target - (chosen > 0 ? before : 0.0f);
-        s.total_mass[level] = total;
-        s.total_count[level] = total_count;
-        s.pick_index[level] = -1;
-        s.pick_weight[level] = 0.0f;
+    for (int l = 0; l < kScanned; ++l) {
+      const float wt = lane < kWarps ? s.warp_incl[l][lane] : 0.0f;
+      const float wi = warp_inclusive_sum(wt, lane);
+      const float we = __shfl_up_sync(kFull, wi, 1);
+      const int c = __reduce_add_sync(kFull, lane < kWarps ? s.warp_count[l][lane] : 0);
+      if (lane < kWarps) s.warp_excl[l][lane] = lane == 0 ? 0.0f : we;
+      if (lane == kWarps - 1) s.total[l] = wi;
+      if (lane == 0) s.count_total[l] = c;
+    }
+  }
+  __syncthreads();
+  Choice<Levels> out;
+#pragma unroll
+  for (int l = 0; l < Levels; ++l) {
+    const int sl = SameMass ? 0 : l;
+    const float base = s.warp_excl[sl][warp];
+    const float up = __shfl_up_sync(kFull, incl[sl], 1);
+    const float my_excl = base + (lane == 0 ? 0.0f : up);
+    const float target = u[l] * s.total[sl];
+    const unsigned hits = __ballot_sync(kFull, mass[sl] > 0.0f && base + incl[sl] > target);
+    const unsigned positive = __ballot_sync(kFull, mass[sl] > 0.0f);
+    if (lane == 0) {
+      s.hit[l][warp] = hits != 0 ? __ffs(hits) - 1 : 32;
+      s.last_positive[l][warp] = positive != 0 ? 31 - __clz(positive) : -1;
+    }
+    out.total[l] = s.total[sl];
+    out.count[l] = s.count_total[sl];
+    out.local_target[l] = target - my_excl;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int l = 0; l < Levels; ++l) {
+    int chosen = -1;
+    for (int w = 0; w < kWarps; ++w) {
+      if (s.hit[l][w] < 32) {
+        chosen = 32 * w + s.hit[l][w];
+        break;
       }
     }
-  }
-  __syncthreads();
-#pragma unroll
-  for (int level = 0; level < Levels; ++level) {
-    if (warp != s.chosen_warp[level]) continue;
-    const float target = s.warp_target[level];
-    float before = __shfl_up_sync(kFull, running[level], 1);
-    if (lane == 0) before = 0.0f;
-    const int chosen = first_crossing(mass[level] > 0.0f, running[level], target);
-    if (lane != chosen) continue;
-    const float rest = target - before;
-    float sum = 0.0f, pick_w = 0.0f, last_w = 0.0f;
-    int pick = -1, last = -1;
-    for (int i = threadIdx.x; i < len; i += kThreads) {
-      const float w = weight(values[i]);
-      if (w > 0.0f && eligible(level, w)) {
-        sum += w;
-        last = i;
-        last_w = w;
-        if (pick < 0 && sum > rest) {
-          pick = i;
-          pick_w = w;
+    if (chosen < 0) {
+      for (int w = kWarps - 1; w >= 0; --w) {
+        if (s.last_positive[l][w] >= 0) {
+          chosen = 32 * w + s.last_positive[l][w];
+          break;
         }
       }
+    }
+    out.thread[l] = chosen;
+  }
+  // No barrier needed: the next call writes s.hit only after its second barrier.
+  return out;
+}
+
+// ---- Sources of weights for the pivot-rejection rounds ------------------------------------
+// Thread t owns `per` elements of the source, its k-th at element_of(t, k): each warp owns a
+// contiguous range and its lanes interleave in it, so passes read memory coalesced, and the
+// warp of a chosen thread can rescan that thread's elements together.
+struct Segment {
+  int per;
+  explicit __device__ Segment(int n) : per((n + kThreads - 1) / kThreads) {}
+  __device__ int element_of(int thread, int k) const { return (thread >> 5) * 32 * per + (thread & 31) + 32 * k; }
+};
+
+// The listed tokens of a row, as weights in shared memory (0 for tokens below the row's level).
+struct ListSource {
+  const float* weights;
+  int n;
+  __device__ float weight(int i) const { return weights[i]; }
+};
+
+// A whole row, weights computed from the logits.
+struct RowSource {
+  const float* x;
+  float scale;
+  float m;
+  int n;
+  __device__ float weight(int i) const { return weight_of(__fmul_rn(__ldg(x + i), scale), m); }
+};
+
+// The element of the chosen thread's segment where the running mass of weights above `floor`
+// first exceeds `target` (else the segment's last such element), found by the thread's warp.
+// Returns it in s.pick_index / s.pick_weight after a barrier.
+template <class Source>
+__device__ void rescan_segment(const Source& src, int chosen_thread, float target, float floor, Scratch& s) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (chosen_thread >= 0 && warp == chosen_thread >> 5) {
+    const Segment seg(src.n);
+    const float my_target = __shfl_sync(kFull, target, chosen_thread & 31);
+    float carry = 0.0f, pick_w = 0.0f, last_w = 0.0f;
+    int pick = -1, last = -1;
+    for (int base = 0; base < seg.per; base += 32) {
+      const int i = seg.element_of(chosen_thread, base + lane);
+      const float w = base + lane < seg.per && i < src.n ? src.weight(i) : 0.0f;
+      const float e = w > floor ? w : 0.0f;
+      const float running = carry + warp_inclusive_sum(e, lane);
+      const unsigned hits = __ballot_sync(kFull, e > 0.0f && running > my_target);
+      const unsigned positive = __ballot_sync(kFull, e > 0.0f);
+      if (hits != 0) {
+        const int at = __ffs(hits) - 1;
+        pick = __shfl_sync(kFull, i, at);
+        pick_w = __shfl_sync(kFull, w, at);
+        break;
+      }
+      if (positive != 0) {
+        const int at = 31 - __clz(positive);
+        last = __shfl_sync(kFull, i, at);
+        last_w = __shfl_sync(kFull, w, at);
+      }
+      carry = __shfl_sync(kFull, running, 31);
     }
     if (pick < 0) {
       pick = last;
       pick_w = last_w;
     }
-    s.pick_index[level] = pick < 0 ? -1 : begin + pick;
-    s.pick_weight[level] = pick_w;
+    if (lane == 0) {
+      s.pick_index = pick;
+      s.pick_weight = pick_w;
+    }
+  }
+  if (chosen_thread < 0 && threadIdx.x == 0) {
+    s.pick_index = -1;
+    s.pick_weight = 0.0f;
   }
   __syncthreads();
-#pragma unroll
-  for (int level = 0; level < Levels; ++level) {
-    out[level] = Draw{s.pick_index[level], s.pick_weight[level], s.total_mass[level],
-                      s.total_count[level]};
-  }
 }
 
-__global__ void __cluster_dims__(kSlices, 1, 1) __launch_bounds__(kThreads, 2)
-    cluster_row_sample_kernel(const float* __restrict__ logits, int64_t row_stride,
-                              const int* __restrict__ top_k, const float* __restrict__ top_p,
-                              const float* __restrict__ temperature, int64_t* __restrict__ samples,
-                              int vocab, int slice_len, uint64_t seed) {
-  extern __shared__ float values[];  // the slice: x * s, then the weights w
-  __shared__ Scratch s;
-  __shared__ Mailbox box[2];
-  __shared__ RowState st;
-  cg::cluster_group cluster = cg::this_cluster();
-  const int rank = static_cast<int>(cluster.block_rank());
-  const int row = blockIdx.x / kSlices;
-  const int tid = threadIdx.x;
-  const int begin = rank * slice_len;
-  const int len = max(0, min(slice_len, vocab - begin));
-  const float* src = logits + row * row_stride + begin;
-  const float scale = kLog2e / temperature[row];
+// What every thread holds of a row's limits.
+struct Limits {
+  int k_limit;   // INT_MAX: no top-k limit
+  int no_p;
+  float limit_mass;  // p * Z
+  __device__ bool keeps(int count_above, float mass_above) const {
+    return count_above < k_limit && (no_p || mass_above < limit_mass);
+  }
+};
 
-  // Read the slice once, scaled; 16-byte loads when the slice is aligned.
-  float local_max = -INFINITY;
-  int head = 0;
-  if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
-    const int quads = len / 4;
-    const float4* src4 = reinterpret_cast<const float4*>(src);
-#pragma unroll 8
-    for (int q = tid; q < quads; q += kThreads) {
-      const float4 v = __ldg(src4 + q);
-      const float a = v.x * scale, b = v.y * scale, c = v.z * scale, d = v.w * scale;
-      reinterpret_cast<float4*>(values)[q] = make_float4(a, b, c, d);
-      local_max = fmaxf(local_max, fmaxf(fmaxf(a, b), fmaxf(c, d)));
-    }
-    head = 4 * quads;
-  }
-  for (int i = head + tid; i < len; i += kThreads) {
-    const float x = __ldg(src + i) * scale;
-    values[i] = x;
-    local_max = fmaxf(local_max, x);
-  }
-  const float slice_max = block_max(local_max, s);  // its barrier also publishes `values`
-
-  // Step 0: the slice's maxima, its mass and a draw from it.
-  int n_top = 0, first_top = INT_MAX;
-  float mass0[1] = {0.0f};
-  const int count0[1] = {0};
-  auto slice_weight = [slice_max](float x) { return x == -INFINITY ? 0.0f : exp2f(x - slice_max); };
-  for (int i = tid; i < len; i += kThreads) {
-    const float x = values[i];
-    if (x == slice_max) {
-      ++n_top;
-      first_top = min(first_top, i);
-    }
-    const float e = slice_weight(x);
-    if (e > 0.0f) mass0[0] += e;
-  }
-  const int2 tops = block_sum_min(n_top, first_top, s);
-  Draw first[1];
-  const float u0[1] = {uniforms(seed, row, 0, rank).x};
-  draw_levels<1>(mass0, count0, u0, begin, len, values, slice_weight,
-                 [](int, float) { return true; }, s, first);
-  if (tid == 0) {
-    box[0].f[0] = slice_max;
-    box[0].f[1] = first[0].mass;
-    box[0].f[2] = first[0].index >= 0 ? values[first[0].index - begin] : 0.0f;
-    box[0].i[0] = first[0].index;
-    box[0].i[1] = tops.y == INT_MAX ? INT_MAX : begin + tops.y;
-    box[0].i[2] = tops.x;
-  }
-  cluster.sync();
-
-  // Warp 0 decides, lane r holding slice r's mailbox: one round of remote reads in parallel, and
-  // the same warp operations in every CTA, so every CTA reaches the same state.
-  if (tid < 32) {
-    const int lane = tid;
-    const bool member = lane < kSlices;
-    Mailbox b{};
-    if (member) b = *cluster.map_shared_rank(&box[0], lane);
-    const float m = warp_max(member ? b.f[0] : -INFINITY);
-    const float mass = member && b.f[1] > 0.0f ? b.f[1] * exp2f(b.f[0] - m) : 0.0f;
-    const float running = warp_inclusive_sum(mass, lane);
-    const float z = __shfl_sync(kFull, running, kSlices - 1);
-    const int chosen = first_crossing(mass > 0.0f, running, uniforms(seed, row, 0, kSlices).x * z);
-    const int cand = __shfl_sync(kFull, b.i[0], chosen < 0 ? 0 : chosen);
-    const float cand_x = __shfl_sync(kFull, b.f[2], chosen < 0 ? 0 : chosen);
-    const bool holds_max = member && b.f[0] == m;
-    const int top_token = __reduce_min_sync(kFull, holds_max ? b.i[1] : INT_MAX);
-    const int tops_total = __reduce_add_sync(kFull, holds_max ? b.i[2] : 0);
-    if (lane == 0) {
-      const int k = top_k[row];
-      const float p = top_p[row];
-      st.m = m;
-      st.k_limit = (k <= 0 || k >= vocab) ? vocab + 1 : k;
-      st.no_p = p >= 1.0f;
-      st.limit_mass = p * z;
-      st.cand = chosen >= 0 ? cand : top_token;
-      st.p0 = chosen >= 0 ? exp2f(cand_x - m) : 1.0f;
-      st.high = 1.0f;
-      st.top_token = top_token;
-      const bool greedy = st.k_limit == 1 && tops_total == 1;
-      if (greedy) st.cand = top_token;
-      st.done = (greedy || (st.k_limit > vocab && st.no_p)) ? 1 : 0;
-      st.rounds = 0;
-      st.p1 = st.p0 > 0.0f ? fminf(fmaxf(sqrtf(st.p0 * st.high), st.p0), st.high) : 0.5f;
+// One draw, in proportion to weight, among the source's weights above `floor`, with uniform u.
+// Returns the index (-1 when nothing lies above floor); *w receives its weight, and *count and
+// *mass the count and mass above floor.
+template <class Source>
+__device__ int draw_above(const Source& src, float floor, float u, Scratch& s, float* w, int* count,
+                          float* mass) {
+  const Segment seg(src.n);
+  float m[1] = {0.0f};
+  int c[1] = {0};
+  for (int k = 0; k < seg.per; ++k) {
+    const int i = seg.element_of(threadIdx.x, k);
+    if (i >= src.n) break;
+    const float v = src.weight(i);
+    if (v > floor) {
+      m[0] += v;
+      ++c[0];
     }
   }
+  const float uu[1] = {u};
+  const Choice<1> choice = choose_threads<1>(m, c, uu, s);
+  rescan_segment(src, choice.thread[0], choice.local_target[0], floor, s);
+  *w = s.pick_weight;
+  *count = choice.count[0];
+  *mass = choice.total[0];
+  const int pick = s.pick_index;
   __syncthreads();
+  return pick;
+}
 
-  // The weights, with the same formula that gave the candidate's weight.
-  const float m = st.m;
-  for (int i = tid; i < len; i += kThreads) {
-    const float x = values[i];
-    values[i] = x == -INFINITY ? 0.0f : exp2f(x - m);
-  }
-  __syncthreads();
-
-  auto as_is = [](float w) { return w; };
-  while (st.done == 0 && st.rounds < kMaxRounds) {
-    const int round = st.rounds + 1;
-    const float p0 = st.p0, p1 = st.p1;
+// Pivot rejection from candidate `cand` (weight cand_w, drawn from a set known to hold the kept
+// set). Each round counts and sums the weights strictly above the candidate (p0) and above the
+// geometric midpoint p1 of p0 and the best known kept weight; a kept candidate is the sample,
+// otherwise the next candidate is drawn above p0 (p1 kept) or above p1. Returns the sample's
+// index in the source.
+template <class Source>
+__device__ int pivot_rounds(const Source& src, const Limits& lim, int cand, float cand_w, uint64_t seed, int row,
+                            uint32_t step_base, Scratch& s) {
+  const Segment seg(src.n);
+  float p0 = cand_w, high = 1.0f;
+  float p1 = p0 > 0.0f ? fminf(fmaxf(sqrtf(p0 * high), p0), high) : 0.5f;
+  for (int round = 1; round <= kMaxRounds; ++round) {
     float mass[2] = {0.0f, 0.0f};
     int count[2] = {0, 0};
-    for (int i = tid; i < len; i += kThreads) {
-      const float w = values[i];
+    for (int k = 0; k < seg.per; ++k) {
+      const int i = seg.element_of(threadIdx.x, k);
+      if (i >= src.n) break;
+      const float w = src.weight(i);
       if (w > p0) {
         mass[0] += w;
         ++count[0];
@@ -375,78 +537,432 @@ __global__ void __cluster_dims__(kSlices, 1, 1) __launch_bounds__(kThreads, 2)
         ++count[1];
       }
     }
-    const float4 ur = uniforms(seed, row, round, rank);
-    const float u[2] = {ur.x, ur.y};
-    Draw draws[2];
-    draw_levels<2>(mass, count, u, begin, len, values, as_is,
-                   [p0, p1](int level, float w) { return w > (level == 0 ? p0 : p1); }, s, draws);
-    const int parity = round & 1;
-    if (tid == 0) {
-      box[parity].f[0] = draws[0].mass;
-      box[parity].f[1] = draws[0].weight;
-      box[parity].f[2] = draws[1].mass;
-      box[parity].f[3] = draws[1].weight;
-      box[parity].i[0] = draws[0].count;
-      box[parity].i[1] = draws[0].index;
-      box[parity].i[2] = draws[1].count;
-      box[parity].i[3] = draws[1].index;
+    const float u = uniforms(seed, row, step_base + round, 0).x;
+    const float uu[2] = {u, u};
+    const Choice<2> choice = choose_threads<2>(mass, count, uu, s);
+    D2K_EVENT(8);
+    if (lim.keeps(choice.count[0], choice.total[0])) return cand;
+    const bool keep1 = lim.keeps(choice.count[1], choice.total[1]);
+    const int level = keep1 ? 0 : 1;
+    if (keep1) high = p1;
+    rescan_segment(src, choice.thread[level], choice.local_target[level], level == 0 ? p0 : p1, s);
+    if (s.pick_index >= 0) {
+      cand = s.pick_index;
+      p0 = s.pick_weight;
     }
-    cluster.sync();
-    if (tid < 32) {
-      const int lane = tid;
-      const bool member = lane < kSlices;
-      Mailbox b{};
-      if (member) b = *cluster.map_shared_rank(&box[parity], lane);
-      const int count0 = __reduce_add_sync(kFull, member ? b.i[0] : 0);
-      const int count1 = __reduce_add_sync(kFull, member ? b.i[2] : 0);
-      const float total0 = warp_sum(member ? b.f[0] : 0.0f);
-      const float total1 = warp_sum(member ? b.f[2] : 0.0f);
-      const bool keep0 = count0 < st.k_limit && (st.no_p || total0 < st.limit_mass);
-      const bool keep1 = count1 < st.k_limit && (st.no_p || total1 < st.limit_mass);
-      // theta in (p0, p1] draws above p0, otherwise above p1.
-      const int level = keep1 ? 0 : 1;
-      const float mass = member ? b.f[2 * level] : 0.0f;
+    __syncthreads();
+    p1 = p0 > 0.0f ? fminf(fmaxf(sqrtf(p0 * high), p0), high) : 0.5f * high;
+  }
+  return cand;  // only non-finite input gets here
+}
+
+// Samples a whole row in one CTA: a draw above `floor` (a weight known not to be kept, 0 when
+// none is known), then pivot rounds. `fallback` is returned when nothing lies above floor.
+__device__ int64_t sample_whole_row(const Problem& pb, int row, float scale, float m, const Limits& lim,
+                                    float floor, int fallback, Scratch& s) {
+  const RowSource src{pb.logits + row * pb.row_stride, scale, m, pb.vocab};
+  float w;
+  int count;
+  float mass;
+  const float u = uniforms(pb.seed, row, kStepRowDraw, 0).x;
+  const int cand = draw_above(src, floor, u, s, &w, &count, &mass);
+  if (cand < 0) return fallback;
+  return pivot_rounds(src, lim, cand, w, pb.seed, row, kStepRowDraw, s);
+}
+
+__device__ Limits limits_of(const Problem& pb, int row, float z) {
+  const int k = pb.top_k[row];
+  const float p = pb.top_p[row];
+  Limits lim;
+  lim.k_limit = (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
+  lim.no_p = p >= 1.0f;
+  lim.limit_mass = p * z;
+  return lim;
+}
+
+// The token of element 4 q + c of `thread`'s share of a chunk.
+__device__ __forceinline__ int chunk_token(int chunk, int thread, int q, int c) { return chunk * kChunk + 4 * (thread + q * kThreads) + c; }
+
+// Loads this thread's share of a chunk as y = logit * scale; -inf past the row's end.
+__device__ __forceinline__ void load_chunk(const Problem& pb, int row, int chunk, float scale, float (&v)[kPerThread]) {
+  const float* src = pb.logits + row * pb.row_stride;
+  const int base = chunk * kChunk;
+  const int len = min(kChunk, pb.vocab - base);
+  if (pb.vectorized) {
+    const float4* src4 = reinterpret_cast<const float4*>(src + base);
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+      const int at = threadIdx.x + q * kThreads;
+      float4 f = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+      if (4 * at < len) {
+        f = __ldg(src4 + at);
+        f.x = __fmul_rn(f.x, scale);
+        f.y = __fmul_rn(f.y, scale);
+        f.z = __fmul_rn(f.z, scale);
+        f.w = __fmul_rn(f.w, scale);
+      }
+      v[4 * q] = f.x;
+      v[4 * q + 1] = f.y;
+      v[4 * q + 2] = f.z;
+      v[4 * q + 3] = f.w;
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const int at = 4 * (threadIdx.x + q * kThreads) + c;
+        v[4 * q + c] = at < len ? __fmul_rn(__ldg(src + base + at), scale) : -INFINITY;
+      }
+    }
+  }
+}
+
+// The last chunk CTA of a row decides it (see the file comment).
+__device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float scale, float* list_weights,
+                           Scratch& s) {
+  __shared__ float row_m, row_z, row_level;
+  __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
+  D2K_MARK(mark);
+  if (warp == 0) {
+    const bool member = lane < pb.chunks;
+    ChunkRecord r{-INFINITY, 0.0f, -INFINITY, 0};
+    if (member) {
+      r.m = __ldcg(&rec[lane].m);
+      r.mass = __ldcg(&rec[lane].mass);
+      r.level = __ldcg(&rec[lane].level);
+      r.listed = __ldcg(&rec[lane].listed);
+    }
+    const float m = warp_max(r.m);
+    const float z = warp_sum(r.mass > 0.0f ? r.mass * exp2f(r.m - m) : 0.0f);
+    const float level = warp_max(member ? r.level : -INFINITY);
+    const int incl = warp_inclusive_sum(r.listed, lane);
+    if (lane < kMaxChunks) chunk_begin[lane + 1] = incl;
+    if (lane == 0) {
+      chunk_begin[0] = 0;
+      row_m = m;
+      row_z = z;
+      row_level = level;
+    }
+    if (lane == 31) row_listed = incl;
+  }
+  __syncthreads();
+  const float m = row_m;
+  const Limits lim = limits_of(pb, row, row_z);
+  const bool wide = lim.k_limit > kListCap;  // its chunks drew proposals
+
+  if (wide && lim.no_p && lim.k_limit == INT_MAX) {
+    // No limit: the proposal is the sample.
+    D2K_EVENT(9);
+    if (warp == 0) {
+      const bool member = lane < pb.chunks;
+      const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
+      const float cmass = member ? __ldcg(&rec[lane].mass) : 0.0f;
+      const float mass = cmass > 0.0f ? cmass * exp2f(cm - m) : 0.0f;
       const float running = warp_inclusive_sum(mass, lane);
-      const float target = uniforms(seed, row, round, kSlices).x * __shfl_sync(kFull, running, kSlices - 1);
+      const float target = uniforms(pb.seed, row, kStepDecide, 1).x * __shfl_sync(kFull, running, 31);
       const int chosen = first_crossing(mass > 0.0f, running, target);
-      const int next = __shfl_sync(kFull, b.i[2 * level + 1], chosen < 0 ? 0 : chosen);
-      const float next_w = __shfl_sync(kFull, b.f[2 * level + 1], chosen < 0 ? 0 : chosen);
       if (lane == 0) {
-        st.rounds = round;
-        if (keep0) {
-          st.done = 1;
-        } else {
-          if (keep1) st.high = p1;
-          if (chosen >= 0) {
-            st.cand = next;
-            st.p0 = next_w;
-          }
-          st.p1 = st.p0 > 0.0f ? fminf(fmaxf(sqrtf(st.p0 * st.high), st.p0), st.high)
-                               : 0.5f * st.high;
+        pb.samples[row] = __ldcg(&ws.proposals[(static_cast<int64_t>(row) * pb.chunks + max(chosen, 0)) * kProposals].token);
+      }
+    }
+    return;
+  }
+
+  // The listed tokens at or above the row's level, as weights.
+  const int n = row_listed;
+  const float level = row_level;
+  const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
+  // Warp w copies chunks w, w + kWarps, ...; its lanes interleave in each chunk's list.
+  constexpr int kBatch = 8;  // loads in flight per lane
+  for (int c = warp; c < pb.chunks; c += kWarps) {
+    const int begin = chunk_begin[c], len = chunk_begin[c + 1] - begin;
+    const float* src = ws.list_y + list_base + c * kListCap;
+    for (int first = lane; first < len; first += kBatch * 32) {
+      float y[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) y[b] = first + 32 * b < len ? __ldcg(src + first + 32 * b) : -INFINITY;
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        if (first + 32 * b < len) list_weights[begin + first + 32 * b] = y[b] >= level ? exp2f(y[b] - m) : 0.0f;
+      }
+    }
+  }
+  __syncthreads();
+  D2K_PHASE(mark, 5);
+  const ListSource src{list_weights, n};
+  float cand_w, mass_listed;
+  int count_listed;
+  const int cand = draw_above(src, 0.0f, uniforms(pb.seed, row, kStepDecide, 0).x, s, &cand_w, &count_listed,
+                              &mass_listed);
+  const bool complete = count_listed >= lim.k_limit || (!lim.no_p && mass_listed >= lim.limit_mass);
+  D2K_PHASE(mark, 6);
+  if (complete && cand >= 0) {
+    const int j = pivot_rounds(src, lim, cand, cand_w, pb.seed, row, kStepRounds, s);
+    D2K_PHASE(mark, 7);
+    if (threadIdx.x == 0) {
+      int c = 0;
+      while (c + 1 < pb.chunks && chunk_begin[c + 1] <= j) ++c;
+      pb.samples[row] = __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
+    }
+    return;
+  }
+  if (!wide) {
+    // A top-k row whose chunks could not list enough tokens (heavy ties): sample the whole row.
+    const int64_t token = sample_whole_row(pb, row, scale, m, lim, 0.0f, 0, s);
+    D2K_PHASE(mark, 11);
+    if (threadIdx.x == 0) pb.samples[row] = token;
+    return;
+  }
+  // Flag the row for kernel 2 with kProposals exact draws from the whole row.
+  D2K_EVENT(10);
+  if (warp == 0) {
+    const bool member = lane < pb.chunks;
+    const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
+    const float cmass = member ? __ldcg(&rec[lane].mass) : 0.0f;
+    const float mass = cmass > 0.0f ? cmass * exp2f(cm - m) : 0.0f;
+    const float running = warp_inclusive_sum(mass, lane);
+    const float total = __shfl_sync(kFull, running, 31);
+    const float4 u = uniforms(pb.seed, row, kStepDecide, 1);
+    const float us[kProposals] = {u.x, u.y, u.z, u.w};
+    FlaggedRow f;
+    f.row = row;
+    f.k_limit = lim.k_limit;
+    f.no_p = lim.no_p;
+    f.m = m;
+    f.limit_mass = lim.limit_mass;
+    f.scale = scale;
+#pragma unroll
+    for (int i = 0; i < kProposals; ++i) {
+      const int chosen = max(first_crossing(mass > 0.0f, running, us[i] * total), 0);
+      const Proposal* pr = &ws.proposals[(static_cast<int64_t>(row) * pb.chunks + chosen) * kProposals + i];
+      f.token[i] = __ldcg(&pr->token);
+      f.weight[i] = f.token[i] >= 0 ? weight_of(__ldcg(&pr->y), m) : 0.0f;
+    }
+    if (lane == 0) {
+      const unsigned slot = atomicAdd(&ws.counters[0], 1u);
+      ws.flagged[slot] = f;
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kThreads, 4) chunk_kernel(Problem pb, Workspace ws) {
+  extern __shared__ float list_weights[];  // the deciding CTA's listed weights
+  __shared__ Scratch s;
+  const int row = blockIdx.x / pb.chunks;
+  const int chunk = blockIdx.x - row * pb.chunks;
+  const float scale = kLog2e / pb.temperature[row];
+  const int k = pb.top_k[row];
+  const int k_limit = (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
+
+  D2K_MARK(mark);
+  if (threadIdx.x <= kDepthBins) s.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
+  float v[kPerThread];
+  load_chunk(pb, row, chunk, scale, v);
+  float local_max = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) local_max = fmaxf(local_max, v[i]);
+  const float m = block_max(local_max, s);
+  D2K_PHASE(mark, 0);
+
+  // The chunk's mass, and the depths of every kSampleEvery-th token, binned.
+  float mass = 0.0f;
+  if (m != -INFINITY) {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) mass += exp2f(v[i] - m);
+#pragma unroll
+    for (int i = 0; i < kPerThread; i += kSampleEvery) {
+      atomicAdd(&s.depth_bins[depth_bin(m - v[i])], 1);  // depth +inf for -inf tokens
+    }
+  }
+  int depth;  // a depth bin: list every token within its upper edge
+  const float chunk_mass = block_sum_depth(mass, k_limit, &depth, s);
+  D2K_PHASE(mark, 1);
+
+  // The exact count at that depth, shallower while it overflows the list.
+  float level = -INFINITY;
+  int listed = 0, my_offset = 0;
+  if (m != -INFINITY) {
+    for (;;) {
+      level = m - depth_edge(depth);
+      int mine = 0;
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) mine += v[i] >= level ? 1 : 0;
+      my_offset = block_exclusive_scan(mine, &listed, s);
+      if (listed <= kListCap) break;
+      if (depth == 0) {  // ties beyond the list: list nothing, the decision knows
+        level = INFINITY;
+        listed = 0;
+        break;
+      }
+      --depth;
+      D2K_EVENT(15);
+    }
+  }
+  const int64_t slot = static_cast<int64_t>(row) * pb.chunks + chunk;
+  if (level != INFINITY && listed > 0) {
+    float* out_y = ws.list_y + slot * kListCap;
+    int* out_token = ws.list_token + slot * kListCap;
+    int at = my_offset;
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        if (v[4 * q + c] >= level) {
+          out_y[at] = v[4 * q + c];
+          out_token[at] = chunk_token(chunk, threadIdx.x, q, c);
+          ++at;
         }
+      }
+    }
+  }
+
+  D2K_PHASE(mark, 2);
+  if (k_limit > kListCap) {
+    // kProposals draws from the chunk in proportion to weight.
+    const float4 u4 = uniforms(pb.seed, row, kStepProposals, chunk);
+    const float u[kProposals] = {u4.x, u4.y, u4.z, u4.w};
+    const float masses[kProposals] = {mass, mass, mass, mass};
+    const int counts[kProposals] = {0, 0, 0, 0};
+    const Choice<kProposals> choice = choose_threads<kProposals, true>(masses, counts, u, s);
+    // The chosen thread's warp finds the element: lane e takes the thread's e-th token.
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int i = 0; i < kProposals; ++i) {
+      const int chosen = choice.thread[i];
+      if (chosen >= 0 && warp == chosen >> 5) {
+        float mine = -INFINITY;
+#pragma unroll
+        for (int e = 0; e < kPerThread; ++e) {
+          const float x = __shfl_sync(kFull, v[e], chosen & 31);
+          if (lane == e) mine = x;
+        }
+        const float w = weight_of(mine, m);
+        const float running = warp_inclusive_sum(w, lane);
+        const float target = __shfl_sync(kFull, choice.local_target[i], chosen & 31);
+        const int at = first_crossing(w > 0.0f, running, target);
+        const float y = __shfl_sync(kFull, mine, max(at, 0));
+        if (lane == 0) {
+          ws.proposals[slot * kProposals + i] =
+              at < 0 ? Proposal{-1, -INFINITY} : Proposal{chunk_token(chunk, chosen, at / 4, at % 4), y};
+        }
+      }
+      if (chosen < 0 && threadIdx.x == 0) ws.proposals[slot * kProposals + i] = Proposal{-1, -INFINITY};
+    }
+  }
+  D2K_PHASE(mark, 3);
+  if (threadIdx.x == 0) ws.records[slot] = ChunkRecord{m, chunk_mass, level, listed};
+
+  // The last chunk of the row to arrive decides it.
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    const unsigned arrived = atomicAdd(&ws.arrivals[row], 1u);
+    s.flag = arrived == static_cast<unsigned>(pb.chunks - 1);
+  }
+  __syncthreads();
+  D2K_PHASE(mark, 4);
+  if (!s.flag) return;
+  __threadfence();
+  decide_row(pb, ws, row, scale, list_weights, s);
+}
+
+// Kernel 2: work items (flagged row, chunk), taken in order by persistent CTAs.
+__global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspace ws) {
+  __shared__ Scratch s;
+  __shared__ FlaggedRow f;
+  __shared__ int item_shared;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int flagged = static_cast<int>(__ldcg(&ws.counters[0]));
+  const int items = flagged * pb.chunks;
+  for (;;) {
+    if (threadIdx.x == 0) item_shared = static_cast<int>(atomicAdd(&ws.counters[1], 1u));
+    __syncthreads();
+    const int item = item_shared;
+    if (item >= items) return;
+    const int which = item / pb.chunks;
+    const int chunk = item - which * pb.chunks;
+    if (threadIdx.x == 0) f = ws.flagged[which];
+    __syncthreads();
+
+    D2K_MARK(mark);
+    float v[kPerThread];
+    load_chunk(pb, f.row, chunk, f.scale, v);
+    float mass[kProposals] = {};
+    int count[kProposals] = {};
+#pragma unroll
+    for (int e = 0; e < kPerThread; ++e) {
+      const float w = weight_of(v[e], f.m);
+#pragma unroll
+      for (int i = 0; i < kProposals; ++i) {
+        if (w > f.weight[i]) {
+          mass[i] += w;
+          ++count[i];
+        }
+      }
+    }
+    const float zero[kProposals] = {};
+    const Choice<kProposals> sums = choose_threads<kProposals>(mass, count, zero, s);
+    float* part = ws.partials + (static_cast<int64_t>(which) * pb.chunks + chunk) * 2 * kProposals;
+    if (threadIdx.x < kProposals) {
+      part[threadIdx.x] = static_cast<float>(sums.count[threadIdx.x]);
+      part[kProposals + threadIdx.x] = sums.total[threadIdx.x];
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      s.flag = atomicAdd(&ws.verify_arrivals[which], 1u) == static_cast<unsigned>(pb.chunks - 1);
+    }
+    __syncthreads();
+    D2K_PHASE(mark, 12);
+    if (s.flag) {
+      __threadfence();
+      const Limits lim{f.k_limit, f.no_p, f.limit_mass};
+      if (warp == 0) {
+        const float* parts = ws.partials + static_cast<int64_t>(which) * pb.chunks * 2 * kProposals;
+        int accepted = -1;
+        for (int i = 0; i < kProposals; ++i) {
+          const bool member = lane < pb.chunks;
+          const float c = warp_sum(member ? __ldcg(parts + lane * 2 * kProposals + i) : 0.0f);
+          const float msum = warp_sum(member ? __ldcg(parts + lane * 2 * kProposals + kProposals + i) : 0.0f);
+          if (accepted < 0 && f.token[i] >= 0 && lim.keeps(static_cast<int>(c), msum)) accepted = i;
+        }
+        if (lane == 0) item_shared = accepted;
+      }
+      __syncthreads();
+      const int accepted = item_shared;
+      if (accepted >= 0) {
+        D2K_EVENT(13);
+        if (threadIdx.x == 0) pb.samples[f.row] = f.token[accepted];
+      } else {
+        float floor = 0.0f;
+        int fallback = 0;
+        for (int i = 0; i < kProposals; ++i) {
+          if (f.token[i] >= 0 && f.weight[i] >= floor) {
+            floor = f.weight[i];
+            fallback = f.token[i];
+          }
+        }
+        const int64_t token = sample_whole_row(pb, f.row, f.scale, f.m, lim, floor, fallback, s);
+        D2K_PHASE(mark, 14);
+        if (threadIdx.x == 0) pb.samples[f.row] = token;
       }
     }
     __syncthreads();
   }
-
-  // The round cap only guards against non-finite input; the maximum is always allowed.
-  if (rank == 0 && tid == 0) samples[row] = st.done ? st.cand : st.top_token;
-  cluster.sync();  // no CTA leaves while another may still read its mailbox
 }
 
 bool is_dtype(const DLTensor& t, uint8_t code, uint8_t bits) {
   return t.dtype.code == code && t.dtype.bits == bits && t.dtype.lanes == 1;
 }
 
-bool is_vector(const DLTensor& t, int64_t n) {
-  return t.ndim == 1 && t.shape[0] == n && t.strides[0] == 1;
-}
+bool is_vector(const DLTensor& t, int64_t n) { return t.ndim == 1 && t.shape[0] == n && t.strides[0] == 1; }
 
-}  // namespace
+int64_t chunks_of(int64_t vocab) { return (vocab + kChunk - 1) / kChunk; }
 
-int32_t d2k_native_abi_version(void) { return D2K_NATIVE_ABI_VERSION; }
-
-int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_size) {
+int check_call(const d2k_native_call* call, int64_t& batch, int64_t& vocab, char* error, size_t error_size) {
   if (call->num_inputs != 4 || call->num_outputs != 1) {
     std::snprintf(error, error_size, "expected logits, top_k, top_p, temperature and one output");
     return 1;
@@ -456,42 +972,106 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     std::snprintf(error, error_size, "logits must be float32 [batch, vocab] with contiguous rows");
     return 1;
   }
-  const int64_t batch = logits.shape[0], vocab = logits.shape[1];
+  batch = logits.shape[0];
+  vocab = logits.shape[1];
   const DLTensor &top_k = call->inputs[1], &top_p = call->inputs[2], &temperature = call->inputs[3];
   const DLTensor& samples = call->outputs[0];
   if (!is_dtype(top_k, kDLInt, 32) || !is_vector(top_k, batch) || !is_dtype(top_p, kDLFloat, 32) ||
-      !is_vector(top_p, batch) || !is_dtype(temperature, kDLFloat, 32) ||
-      !is_vector(temperature, batch) || !is_dtype(samples, kDLInt, 64) || !is_vector(samples, batch)) {
+      !is_vector(top_p, batch) || !is_dtype(temperature, kDLFloat, 32) || !is_vector(temperature, batch) ||
+      !is_dtype(samples, kDLInt, 64) || !is_vector(samples, batch)) {
     std::snprintf(error, error_size,
                   "top_k (int32), top_p, temperature (float32) and the samples (int64) must be "
                   "contiguous vectors of batch %lld",
                   static_cast<long long>(batch));
     return 1;
   }
+  if (vocab <= 0 || chunks_of(vocab) > kMaxChunks || batch * chunks_of(vocab) > INT32_MAX) {
+    std::snprintf(error, error_size, "vocab %lld is outside 1..%d", static_cast<long long>(vocab),
+                  kMaxChunks * kChunk);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int32_t d2k_native_abi_version(void) { return D2K_NATIVE_ABI_VERSION; }
+
+#ifdef D2K_PHASE_TIMES
+// Profiling build only: the phases the counters stand for, in counter order.
+extern "C" D2K_NATIVE_EXPORT const char* d2k_sampling_phase_names(void) {
+  return "chunk load + max;chunk mass + sample counts;chunk depth + list;chunk proposals;chunk arrival;"
+         "decide records + list load;decide first draw;decide pivot rounds;(event) a list round;"
+         "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 1;verify chunk pass;"
+         "(event) proposal accepted;whole-row sampling in kernel 2;(event) depth made shallower";
+}
+
+// Profiling build only: copies the 32 phase counters out and clears them.
+extern "C" D2K_NATIVE_EXPORT int32_t d2k_sampling_phase_cycles(unsigned long long* out) {
+  unsigned long long zero[32] = {};
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaMemcpyFromSymbol(out, d2k_phase_cycles, sizeof(zero)) != cudaSuccess ||
+      cudaMemcpyToSymbol(d2k_phase_cycles, zero, sizeof(zero)) != cudaSuccess)
+    return 1;
+  return 0;
+}
+#endif
+
+int32_t d2k_native_setup(const d2k_native_call* call, uint64_t* workspace_bytes, char* error, size_t error_size) {
+  int64_t batch, vocab;
+  if (check_call(call, batch, vocab, error, error_size) != 0) return 1;
+  *workspace_bytes = WorkspaceLayout(batch, chunks_of(vocab)).bytes;
+  return 0;
+}
+
+int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_size) {
+  int64_t batch, vocab;
+  if (check_call(call, batch, vocab, error, error_size) != 0) return 1;
   const d2k_native_param* seed = d2k_native_find_param(call, "seed");
   if (seed == nullptr || seed->kind != D2K_NATIVE_INT64) {
     std::snprintf(error, error_size, "seed must be an integer");
     return 1;
   }
   if (batch == 0) return 0;
-  const int64_t slice_len = ((vocab + kSlices - 1) / kSlices + 3) / 4 * 4;
-  const int64_t shared_bytes = slice_len * static_cast<int64_t>(sizeof(float));
-  if (vocab <= 0 || shared_bytes > kMaxDynamicShared || batch * kSlices > INT32_MAX) {
-    std::snprintf(error, error_size, "vocab %lld does not fit %d slices of shared memory",
-                  static_cast<long long>(vocab), kSlices);
+  const int64_t chunks = chunks_of(vocab);
+  const WorkspaceLayout layout(batch, chunks);
+  if (call->workspace == nullptr || call->workspace_bytes < layout.bytes) {
+    std::snprintf(error, error_size, "the workspace has %llu bytes, %zu needed (d2k_native_setup)",
+                  static_cast<unsigned long long>(call->workspace_bytes), layout.bytes);
     return 1;
   }
-  cudaError_t status = cudaFuncSetAttribute(cluster_row_sample_kernel,
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(shared_bytes));
+  const DLTensor& logits = call->inputs[0];
+  Problem pb;
+  pb.logits = static_cast<const float*>(logits.data);
+  pb.row_stride = logits.strides[0];
+  pb.top_k = static_cast<const int*>(call->inputs[1].data);
+  pb.top_p = static_cast<const float*>(call->inputs[2].data);
+  pb.temperature = static_cast<const float*>(call->inputs[3].data);
+  pb.samples = static_cast<int64_t*>(call->outputs[0].data);
+  pb.vocab = static_cast<int>(vocab);
+  pb.chunks = static_cast<int>(chunks);
+  pb.vectorized = reinterpret_cast<uintptr_t>(pb.logits) % 16 == 0 && pb.row_stride % 4 == 0 && vocab % 4 == 0;
+  pb.seed = static_cast<uint64_t>(seed->int64_value);
+  const Workspace ws = layout.carve(call->workspace);
+  const auto stream = static_cast<cudaStream_t>(call->stream);
+
+  static int sms = 0;  // kernel 2 runs two persistent CTAs per SM
+  cudaError_t status = cudaSuccess;
+  if (sms == 0) {
+    int device = 0;
+    status = cudaGetDevice(&device);
+    if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  }
+  const size_t list_bytes = sizeof(float) * chunks * kListCap;
+  if (status == cudaSuccess && list_bytes > 48 * 1024)
+    status = cudaFuncSetAttribute(chunk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(list_bytes));
+  if (status == cudaSuccess) status = cudaMemsetAsync(ws.arrivals, 0, layout.cleared_bytes(), stream);
   if (status == cudaSuccess) {
-    const auto stream = static_cast<cudaStream_t>(call->stream);
-    cluster_row_sample_kernel<<<static_cast<unsigned>(batch * kSlices), kThreads, shared_bytes, stream>>>(
-        static_cast<const float*>(logits.data), logits.strides[0],
-        static_cast<const int*>(top_k.data), static_cast<const float*>(top_p.data),
-        static_cast<const float*>(temperature.data), static_cast<int64_t*>(samples.data),
-        static_cast<int>(vocab), static_cast<int>(slice_len),
-        static_cast<uint64_t>(seed->int64_value));
+    chunk_kernel<<<static_cast<unsigned>(batch * chunks), kThreads, list_bytes, stream>>>(pb, ws);
+    status = cudaGetLastError();
+  }
+  if (status == cudaSuccess) {
+    const int64_t items = batch * chunks;
+    verify_kernel<<<static_cast<unsigned>(std::min<int64_t>(2 * sms, items)), kThreads, 0, stream>>>(pb, ws);
     status = cudaGetLastError();
   }
   if (status != cudaSuccess) {
