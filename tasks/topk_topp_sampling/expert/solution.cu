@@ -7,7 +7,8 @@
 // and mass(w > v) < p * Z, so the kept set is an upper set {w >= theta}.
 //
 // Kernel 1 (chunk_kernel), one CTA per 8192-token chunk, no CTA waits for another:
-//   The chunk is read once into registers. Its maximum m_c and mass s_c = sum 2^(y - m_c) are
+//   The chunk is read once into shared memory (cp.async, 32 KB, six CTAs per SM, so many chunks
+//   are in flight while others compute). Its maximum m_c and mass s_c = sum 2^(y - m_c) are
 //   recorded, and it lists (y, token) for every token with y >= L_c = m_c - depth, the depth
 //   picked from a 1/8 sample so the list fits kListCap entries: deep enough for 2k + 16 tokens
 //   on a top-k row, as deep as fits otherwise. A chunk of a row without a small top-k also
@@ -76,7 +77,7 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kQuadsPerThread = 8;
 constexpr int kPerThread = 4 * kQuadsPerThread;
 constexpr int kChunk = kThreads * kPerThread;  // tokens per chunk CTA
-constexpr int kListCap = 512;                  // listed tokens per chunk
+constexpr int kListCap = 384;                  // listed tokens per chunk: the lists of 19 chunks fit the chunk's buffer
 constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
 constexpr int kProposals = 4;
 // Candidate list depths below the chunk maximum, in octaves: 32 bins with upper edges 0.5, 1, ...,
@@ -217,7 +218,15 @@ __device__ __forceinline__ float4 uniforms(uint64_t seed, uint32_t row, uint32_t
                      (bits.w >> 8) * kUnit);
 }
 
-__device__ __forceinline__ float weight_of(float y, float m) { return y == -INFINITY ? 0.0f : exp2f(y - m); }
+// 2^x by the hardware unit alone (results below 2^-126 flush to 0); every weight and mass uses
+// it, so all comparisons see the same bits.
+__device__ __forceinline__ float ex2(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+__device__ __forceinline__ float weight_of(float y, float m) { return y == -INFINITY ? 0.0f : ex2(y - m); }
 
 __device__ __forceinline__ float warp_inclusive_sum(float v, int lane) {
 #pragma unroll
@@ -301,7 +310,7 @@ __device__ float block_sum_depth(float mass, int k_limit, int* depth_step, Scrat
     const float t = warp_sum(lane < kWarps ? s.reduce_f[lane] : 0.0f);
     // Lane j: the estimated tokens within depth_edge(j) of the maximum.
     const int estimate = kSampleEvery * warp_inclusive_sum(s.depth_bins[lane], lane);
-    const unsigned fits = __ballot_sync(kFull, 4 * estimate <= 3 * kListCap);
+    const unsigned fits = __ballot_sync(kFull, 8 * estimate <= 7 * kListCap);
     const unsigned enough = __ballot_sync(kFull, k_limit <= kListCap && estimate >= 2 * k_limit + 16);
     int depth = fits != 0 ? 31 - __clz(fits) : 0;  // estimates grow with depth
     if (enough != 0) depth = min(depth, __ffs(enough) - 1);
@@ -583,7 +592,8 @@ __device__ Limits limits_of(const Problem& pb, int row, float z) {
 // The token of element 4 q + c of `thread`'s share of a chunk.
 __device__ __forceinline__ int chunk_token(int chunk, int thread, int q, int c) { return chunk * kChunk + 4 * (thread + q * kThreads) + c; }
 
-// Loads this thread's share of a chunk as y = logit * scale; -inf past the row's end.
+// Loads this thread's share of a chunk into registers as y = logit * scale (the same products as
+// chunk_kernel's); -inf past the row's end. Kernel 2 keeps its chunk there.
 __device__ __forceinline__ void load_chunk(const Problem& pb, int row, int chunk, float scale, float (&v)[kPerThread]) {
   const float* src = pb.logits + row * pb.row_stride;
   const int base = chunk * kChunk;
@@ -636,7 +646,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       r.listed = __ldcg(&rec[lane].listed);
     }
     const float m = warp_max(r.m);
-    const float z = warp_sum(r.mass > 0.0f ? r.mass * exp2f(r.m - m) : 0.0f);
+    const float z = warp_sum(r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f);
     const float level = warp_max(member ? r.level : -INFINITY);
     const int incl = warp_inclusive_sum(r.listed, lane);
     if (lane < kMaxChunks) chunk_begin[lane + 1] = incl;
@@ -660,7 +670,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       const bool member = lane < pb.chunks;
       const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
       const float cmass = member ? __ldcg(&rec[lane].mass) : 0.0f;
-      const float mass = cmass > 0.0f ? cmass * exp2f(cm - m) : 0.0f;
+      const float mass = cmass > 0.0f ? cmass * ex2(cm - m) : 0.0f;
       const float running = warp_inclusive_sum(mass, lane);
       const float target = uniforms(pb.seed, row, kStepDecide, 1).x * __shfl_sync(kFull, running, 31);
       const int chosen = first_crossing(mass > 0.0f, running, target);
@@ -686,7 +696,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       for (int b = 0; b < kBatch; ++b) y[b] = first + 32 * b < len ? __ldcg(src + first + 32 * b) : -INFINITY;
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
-        if (first + 32 * b < len) list_weights[begin + first + 32 * b] = y[b] >= level ? exp2f(y[b] - m) : 0.0f;
+        if (first + 32 * b < len) list_weights[begin + first + 32 * b] = y[b] >= level ? ex2(y[b] - m) : 0.0f;
       }
     }
   }
@@ -722,7 +732,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     const bool member = lane < pb.chunks;
     const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
     const float cmass = member ? __ldcg(&rec[lane].mass) : 0.0f;
-    const float mass = cmass > 0.0f ? cmass * exp2f(cm - m) : 0.0f;
+    const float mass = cmass > 0.0f ? cmass * ex2(cm - m) : 0.0f;
     const float running = warp_inclusive_sum(mass, lane);
     const float total = __shfl_sync(kFull, running, 31);
     const float4 u = uniforms(pb.seed, row, kStepDecide, 1);
@@ -748,33 +758,72 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
 }
 
-__global__ void __launch_bounds__(kThreads, 4) chunk_kernel(Problem pb, Workspace ws) {
-  extern __shared__ float list_weights[];  // the deciding CTA's listed weights
+// Copies this thread's share of a chunk (raw logits; -inf past the row's end) into the chunk
+// buffer: float4 q of thread t at buffer[t + q * kThreads], by cp.async when rows are aligned.
+__device__ __forceinline__ void stage_chunk(const Problem& pb, int row, int chunk, float4* buffer) {
+  const float* src = pb.logits + row * pb.row_stride + chunk * kChunk;
+  const int len = min(kChunk, pb.vocab - chunk * kChunk);
+  const float4 none = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+  if (pb.vectorized) {
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+      const int at = threadIdx.x + q * kThreads;
+      if (4 * at < len) {
+        const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(buffer + at));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + 4 * at) : "memory");
+      } else {
+        buffer[at] = none;
+      }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+  } else {
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+      const int at = threadIdx.x + q * kThreads;
+      float4 f = none;
+      if (4 * at < len) f.x = __ldg(src + 4 * at);
+      if (4 * at + 1 < len) f.y = __ldg(src + 4 * at + 1);
+      if (4 * at + 2 < len) f.z = __ldg(src + 4 * at + 2);
+      if (4 * at + 3 < len) f.w = __ldg(src + 4 * at + 3);
+      buffer[at] = f;
+    }
+  }
+}
+
+__device__ __forceinline__ float component(const float4& f, int c) { return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w; }
+
+__global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspace ws) {
+  // The chunk's logits; the deciding CTA reuses it for the row's listed weights.
+  extern __shared__ float4 buffer[];
   __shared__ Scratch s;
   const int row = blockIdx.x / pb.chunks;
   const int chunk = blockIdx.x - row * pb.chunks;
   const float scale = kLog2e / pb.temperature[row];
   const int k = pb.top_k[row];
   const int k_limit = (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
+  const float4* mine4 = buffer + threadIdx.x;  // this thread's float4 q at mine4[q * kThreads]
+  auto y_of = [scale](float x) { return __fmul_rn(x, scale); };
 
   D2K_MARK(mark);
   if (threadIdx.x <= kDepthBins) s.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
-  float v[kPerThread];
-  load_chunk(pb, row, chunk, scale, v);
+  stage_chunk(pb, row, chunk, buffer);
   float local_max = -INFINITY;
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) local_max = fmaxf(local_max, v[i]);
-  const float m = block_max(local_max, s);
+  for (int q = 0; q < kQuadsPerThread; ++q) {
+    const float4 f = mine4[q * kThreads];
+    local_max = fmaxf(local_max, fmaxf(fmaxf(f.x, f.y), fmaxf(f.z, f.w)));
+  }
+  const float m = block_max(y_of(local_max), s);  // scale > 0 keeps the order
   D2K_PHASE(mark, 0);
 
   // The chunk's mass, and the depths of every kSampleEvery-th token, binned.
   float mass = 0.0f;
   if (m != -INFINITY) {
 #pragma unroll
-    for (int i = 0; i < kPerThread; ++i) mass += exp2f(v[i] - m);
-#pragma unroll
-    for (int i = 0; i < kPerThread; i += kSampleEvery) {
-      atomicAdd(&s.depth_bins[depth_bin(m - v[i])], 1);  // depth +inf for -inf tokens
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+      const float4 f = mine4[q * kThreads];
+      mass += ex2(y_of(f.x) - m) + ex2(y_of(f.y) - m) + ex2(y_of(f.z) - m) + ex2(y_of(f.w) - m);
+      if (q % (kSampleEvery / 4) == 0) atomicAdd(&s.depth_bins[depth_bin(m - y_of(f.x))], 1);  // +inf for -inf
     }
   }
   int depth;  // a depth bin: list every token within its upper edge
@@ -787,10 +836,13 @@ __global__ void __launch_bounds__(kThreads, 4) chunk_kernel(Problem pb, Workspac
   if (m != -INFINITY) {
     for (;;) {
       level = m - depth_edge(depth);
-      int mine = 0;
+      int count = 0;
 #pragma unroll
-      for (int i = 0; i < kPerThread; ++i) mine += v[i] >= level ? 1 : 0;
-      my_offset = block_exclusive_scan(mine, &listed, s);
+      for (int q = 0; q < kQuadsPerThread; ++q) {
+        const float4 f = mine4[q * kThreads];
+        count += (y_of(f.x) >= level) + (y_of(f.y) >= level) + (y_of(f.z) >= level) + (y_of(f.w) >= level);
+      }
+      my_offset = block_exclusive_scan(count, &listed, s);
       if (listed <= kListCap) break;
       if (depth == 0) {  // ties beyond the list: list nothing, the decision knows
         level = INFINITY;
@@ -808,10 +860,12 @@ __global__ void __launch_bounds__(kThreads, 4) chunk_kernel(Problem pb, Workspac
     int at = my_offset;
 #pragma unroll
     for (int q = 0; q < kQuadsPerThread; ++q) {
+      const float4 f = mine4[q * kThreads];
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        if (v[4 * q + c] >= level) {
-          out_y[at] = v[4 * q + c];
+        const float y = y_of(component(f, c));
+        if (y >= level) {
+          out_y[at] = y;
           out_token[at] = chunk_token(chunk, threadIdx.x, q, c);
           ++at;
         }
@@ -827,26 +881,22 @@ __global__ void __launch_bounds__(kThreads, 4) chunk_kernel(Problem pb, Workspac
     const float masses[kProposals] = {mass, mass, mass, mass};
     const int counts[kProposals] = {0, 0, 0, 0};
     const Choice<kProposals> choice = choose_threads<kProposals, true>(masses, counts, u, s);
-    // The chosen thread's warp finds the element: lane e takes the thread's e-th token.
+    // The chosen thread's warp finds the element: lane e reads the thread's e-th token (its
+    // copies are visible to the warp after choose_threads' barriers).
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int i = 0; i < kProposals; ++i) {
       const int chosen = choice.thread[i];
       if (chosen >= 0 && warp == chosen >> 5) {
-        float mine = -INFINITY;
-#pragma unroll
-        for (int e = 0; e < kPerThread; ++e) {
-          const float x = __shfl_sync(kFull, v[e], chosen & 31);
-          if (lane == e) mine = x;
-        }
-        const float w = weight_of(mine, m);
+        const float y = y_of(component(buffer[chosen + (lane / 4) * kThreads], lane % 4));
+        const float w = weight_of(y, m);
         const float running = warp_inclusive_sum(w, lane);
         const float target = __shfl_sync(kFull, choice.local_target[i], chosen & 31);
         const int at = first_crossing(w > 0.0f, running, target);
-        const float y = __shfl_sync(kFull, mine, max(at, 0));
+        const float picked_y = __shfl_sync(kFull, y, max(at, 0));
         if (lane == 0) {
           ws.proposals[slot * kProposals + i] =
-              at < 0 ? Proposal{-1, -INFINITY} : Proposal{chunk_token(chunk, chosen, at / 4, at % 4), y};
+              at < 0 ? Proposal{-1, -INFINITY} : Proposal{chunk_token(chunk, chosen, at / 4, at % 4), picked_y};
         }
       }
       if (chosen < 0 && threadIdx.x == 0) ws.proposals[slot * kProposals + i] = Proposal{-1, -INFINITY};
@@ -866,7 +916,7 @@ __global__ void __launch_bounds__(kThreads, 4) chunk_kernel(Problem pb, Workspac
   D2K_PHASE(mark, 4);
   if (!s.flag) return;
   __threadfence();
-  decide_row(pb, ws, row, scale, list_weights, s);
+  decide_row(pb, ws, row, scale, reinterpret_cast<float*>(buffer), s);
 }
 
 // Kernel 2: work items (flagged row, chunk), taken in order by persistent CTAs.
@@ -1061,7 +1111,7 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     status = cudaGetDevice(&device);
     if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   }
-  const size_t list_bytes = sizeof(float) * chunks * kListCap;
+  const size_t list_bytes = sizeof(float) * std::max<int64_t>(kChunk, chunks * kListCap);
   if (status == cudaSuccess && list_bytes > 48 * 1024)
     status = cudaFuncSetAttribute(chunk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(list_bytes));
   if (status == cudaSuccess) status = cudaMemsetAsync(ws.arrivals, 0, layout.cleared_bytes(), stream);
