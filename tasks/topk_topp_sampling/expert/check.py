@@ -245,6 +245,9 @@ def _small_cases(gen):
         make("b2_v5000_tiny_p", 2, 5000, 100, 1e-4, 0.7),         # top_p keeps the argmax only
         make("b3_v2000_cold", 3, 2000, 40, 0.99, 0.05),
         make("b3_v2000_hot", 3, 2000, 40, 0.99, 5.0),
+        # Flat rows whose small nucleus still holds thousands of tokens: the expert's lists fall
+        # short, and most of its exact proposals are rejected, so it samples the whole row.
+        make("b2_v100000_flat_p0.05", 2, 100000, 0, 0.05, 5.0),
         make("b6_v3000_per_row", 6, 3000, [1, 5, 0, 50, 3000, 7], [0.5, 1.0, 0.9, 0.95, 0.3, 1.0],
              [0.6, 1.0, 0.8, 1.2, 0.4, 2.0]),
     ]
