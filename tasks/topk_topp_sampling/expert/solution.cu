@@ -6,14 +6,16 @@
 // largest weight is exactly 1), Z = sum_j w_j. A token of weight v is kept when count(w > v) < k
 // and mass(w > v) < p * Z, so the kept set is an upper set {w >= theta}.
 //
-// Kernel 1 (chunk_kernel), one CTA per 8192-token chunk, no CTA waits for another:
+// Kernel 1 (chunk_kernel), one CTA per 8192-token chunk, no CTA waits for another or publishes
+// anything but plain stores (the kernel boundary orders them for kernel 2):
 //   The chunk is read once into shared memory (cp.async, 32 KB, six CTAs per SM, so many chunks
 //   are in flight while others compute). Its maximum m_c and mass s_c = sum 2^(y - m_c) are
 //   recorded, and it lists (y, token) for every token with y >= L_c = m_c - depth, the depth
 //   picked from a 1/8 sample so the list fits kListCap entries: deep enough for 2k + 16 tokens
 //   on a top-k row, as deep as fits otherwise. A chunk of a row without a small top-k also
 //   draws kProposals tokens from itself in proportion to weight.
-//   The last CTA of the row to finish (an arrival count) decides it. With L = max_c L_c every
+// Kernel 2 (decide_kernel), one CTA per row, decides it from the records and lists. With
+//   L = max_c L_c every
 //   token with y >= L is listed. If the listed tokens at or above L already hold k tokens or a
 //   mass of p * Z, no token below L can be kept (more than k tokens, or too much mass, lie above
 //   it), so the kept set lies in the list, and the row is sampled from the list by pivot
@@ -21,7 +23,7 @@
 //   accept it when kept, otherwise narrow the set to the tokens above it (and above a midpoint,
 //   when that is not kept either) and draw again. A row without limits takes a proposal: a
 //   chunk chosen by mass, then that chunk's own draw, which is an exact draw from the row.
-// Kernel 2 (verify_kernel), for the rows whose lists were too short (flat rows whose kept set
+// Kernel 3 (verify_kernel), for the rows whose lists were too short (flat rows whose kept set
 //   holds thousands of tokens): their proposals are exact draws from the whole row; every chunk
 //   of such a row counts and sums the weights strictly above each proposal, and the last one
 //   accepts the first kept proposal. If none is kept (rarely: each proposal is kept with the
@@ -77,7 +79,7 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kQuadsPerThread = 8;
 constexpr int kPerThread = 4 * kQuadsPerThread;
 constexpr int kChunk = kThreads * kPerThread;  // tokens per chunk CTA
-constexpr int kListCap = 384;                  // listed tokens per chunk: the lists of 19 chunks fit the chunk's buffer
+constexpr int kListCap = 384;                  // listed tokens per chunk
 constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
 constexpr int kProposals = 4;
 // Candidate list depths below the chunk maximum, in octaves: 32 bins with upper edges 0.5, 1, ...,
@@ -117,7 +119,7 @@ struct Proposal {
   float y;
 };
 
-// A row whose list was too short, with its proposals, for kernel 2.
+// A row whose list was too short, with its proposals, for kernel 3.
 struct FlaggedRow {
   int row;
   int k_limit;
@@ -130,9 +132,8 @@ struct FlaggedRow {
 };
 
 struct Workspace {
-  unsigned* arrivals;         // [batch] chunk CTAs finished per row      (cleared every call)
-  unsigned* verify_arrivals;  // [batch] kernel 2 chunks finished per flag (cleared every call)
-  unsigned* counters;         // [0] rows flagged, [1] kernel 2's next work item (cleared)
+  unsigned* verify_arrivals;  // [batch] kernel 3 chunks finished per flag (cleared by kernel 1)
+  unsigned* counters;         // [0] rows flagged, [1] kernel 3's next work item (cleared by kernel 1)
   ChunkRecord* records;       // [batch][chunks]
   float* list_y;              // [batch][chunks][kListCap]
   int* list_token;            // [batch][chunks][kListCap]
@@ -142,11 +143,11 @@ struct Workspace {
 };
 
 struct WorkspaceLayout {
-  size_t offsets[9] = {};
+  static constexpr int kArrays = 8;
+  size_t offsets[kArrays] = {};
   size_t bytes = 0;
   WorkspaceLayout(int64_t batch, int64_t chunks) {
-    const size_t sizes[9] = {
-        sizeof(unsigned) * batch,
+    const size_t sizes[kArrays] = {
         sizeof(unsigned) * batch,
         sizeof(unsigned) * 2,
         sizeof(ChunkRecord) * batch * chunks,
@@ -156,20 +157,17 @@ struct WorkspaceLayout {
         sizeof(FlaggedRow) * batch,
         sizeof(float) * batch * chunks * 2 * kProposals,
     };
-    for (int i = 0; i < 9; ++i) {
+    for (int i = 0; i < kArrays; ++i) {
       offsets[i] = bytes;
       bytes += (sizes[i] + 255) / 256 * 256;
     }
   }
-  // The three counters lie first and together; one memset clears them.
-  size_t cleared_bytes() const { return offsets[3]; }
   Workspace carve(void* base) const {
     char* b = static_cast<char*>(base);
     return Workspace{reinterpret_cast<unsigned*>(b + offsets[0]), reinterpret_cast<unsigned*>(b + offsets[1]),
-                     reinterpret_cast<unsigned*>(b + offsets[2]), reinterpret_cast<ChunkRecord*>(b + offsets[3]),
-                     reinterpret_cast<float*>(b + offsets[4]),    reinterpret_cast<int*>(b + offsets[5]),
-                     reinterpret_cast<Proposal*>(b + offsets[6]), reinterpret_cast<FlaggedRow*>(b + offsets[7]),
-                     reinterpret_cast<float*>(b + offsets[8])};
+                     reinterpret_cast<ChunkRecord*>(b + offsets[2]), reinterpret_cast<float*>(b + offsets[3]),
+                     reinterpret_cast<int*>(b + offsets[4]),        reinterpret_cast<Proposal*>(b + offsets[5]),
+                     reinterpret_cast<FlaggedRow*>(b + offsets[6]), reinterpret_cast<float*>(b + offsets[7])};
   }
 };
 
@@ -181,6 +179,7 @@ struct Problem {
   const float* top_p;
   const float* temperature;
   int64_t* samples;
+  int batch;
   int vocab;
   int chunks;
   int vectorized;  // rows are 16-byte aligned and a multiple of 4 tokens
@@ -549,7 +548,7 @@ __device__ int pivot_rounds(const Source& src, const Limits& lim, int cand, floa
     const float u = uniforms(seed, row, step_base + round, 0).x;
     const float uu[2] = {u, u};
     const Choice<2> choice = choose_threads<2>(mass, count, uu, s);
-    D2K_EVENT(8);
+    D2K_EVENT(7);
     if (lim.keeps(choice.count[0], choice.total[0])) return cand;
     const bool keep1 = lim.keeps(choice.count[1], choice.total[1]);
     const int level = keep1 ? 0 : 1;
@@ -593,7 +592,7 @@ __device__ Limits limits_of(const Problem& pb, int row, float z) {
 __device__ __forceinline__ int chunk_token(int chunk, int thread, int q, int c) { return chunk * kChunk + 4 * (thread + q * kThreads) + c; }
 
 // Loads this thread's share of a chunk into registers as y = logit * scale (the same products as
-// chunk_kernel's); -inf past the row's end. Kernel 2 keeps its chunk there.
+// chunk_kernel's); -inf past the row's end. Kernel 3 keeps its chunk there.
 __device__ __forceinline__ void load_chunk(const Problem& pb, int row, int chunk, float scale, float (&v)[kPerThread]) {
   const float* src = pb.logits + row * pb.row_stride;
   const int base = chunk * kChunk;
@@ -628,7 +627,7 @@ __device__ __forceinline__ void load_chunk(const Problem& pb, int row, int chunk
   }
 }
 
-// The last chunk CTA of a row decides it (see the file comment).
+// Decides a row from its chunks' records and lists (see the file comment).
 __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float scale, float* list_weights,
                            Scratch& s) {
   __shared__ float row_m, row_z, row_level;
@@ -665,7 +664,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
 
   if (wide && lim.no_p && lim.k_limit == INT_MAX) {
     // No limit: the proposal is the sample.
-    D2K_EVENT(9);
+    D2K_EVENT(8);
     if (warp == 0) {
       const bool member = lane < pb.chunks;
       const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
@@ -701,17 +700,17 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     }
   }
   __syncthreads();
-  D2K_PHASE(mark, 5);
+  D2K_PHASE(mark, 4);
   const ListSource src{list_weights, n};
   float cand_w, mass_listed;
   int count_listed;
   const int cand = draw_above(src, 0.0f, uniforms(pb.seed, row, kStepDecide, 0).x, s, &cand_w, &count_listed,
                               &mass_listed);
   const bool complete = count_listed >= lim.k_limit || (!lim.no_p && mass_listed >= lim.limit_mass);
-  D2K_PHASE(mark, 6);
+  D2K_PHASE(mark, 5);
   if (complete && cand >= 0) {
     const int j = pivot_rounds(src, lim, cand, cand_w, pb.seed, row, kStepRounds, s);
-    D2K_PHASE(mark, 7);
+    D2K_PHASE(mark, 6);
     if (threadIdx.x == 0) {
       int c = 0;
       while (c + 1 < pb.chunks && chunk_begin[c + 1] <= j) ++c;
@@ -722,12 +721,12 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   if (!wide) {
     // A top-k row whose chunks could not list enough tokens (heavy ties): sample the whole row.
     const int64_t token = sample_whole_row(pb, row, scale, m, lim, 0.0f, 0, s);
-    D2K_PHASE(mark, 11);
+    D2K_PHASE(mark, 10);
     if (threadIdx.x == 0) pb.samples[row] = token;
     return;
   }
-  // Flag the row for kernel 2 with kProposals exact draws from the whole row.
-  D2K_EVENT(10);
+  // Flag the row for kernel 3 with kProposals exact draws from the whole row.
+  D2K_EVENT(9);
   if (warp == 0) {
     const bool member = lane < pb.chunks;
     const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
@@ -793,7 +792,7 @@ __device__ __forceinline__ void stage_chunk(const Problem& pb, int row, int chun
 __device__ __forceinline__ float component(const float4& f, int c) { return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w; }
 
 __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspace ws) {
-  // The chunk's logits; the deciding CTA reuses it for the row's listed weights.
+  // The chunk's logits.
   extern __shared__ float4 buffer[];
   __shared__ Scratch s;
   const int row = blockIdx.x / pb.chunks;
@@ -803,6 +802,10 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   const int k_limit = (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
   const float4* mine4 = buffer + threadIdx.x;  // this thread's float4 q at mine4[q * kThreads]
   auto y_of = [scale](float x) { return __fmul_rn(x, scale); };
+  if (blockIdx.x == 0) {  // kernel 3's counters; the workspace is undefined at every call
+    for (int i = threadIdx.x; i < pb.batch; i += kThreads) ws.verify_arrivals[i] = 0;
+    if (threadIdx.x < 2) ws.counters[threadIdx.x] = 0;
+  }
 
   D2K_MARK(mark);
   if (threadIdx.x <= kDepthBins) s.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
@@ -850,7 +853,7 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
         break;
       }
       --depth;
-      D2K_EVENT(15);
+      D2K_EVENT(14);
     }
   }
   const int64_t slot = static_cast<int64_t>(row) * pb.chunks + chunk;
@@ -904,22 +907,16 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   }
   D2K_PHASE(mark, 3);
   if (threadIdx.x == 0) ws.records[slot] = ChunkRecord{m, chunk_mass, level, listed};
-
-  // The last chunk of the row to arrive decides it.
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    __threadfence();
-    const unsigned arrived = atomicAdd(&ws.arrivals[row], 1u);
-    s.flag = arrived == static_cast<unsigned>(pb.chunks - 1);
-  }
-  __syncthreads();
-  D2K_PHASE(mark, 4);
-  if (!s.flag) return;
-  __threadfence();
-  decide_row(pb, ws, row, scale, reinterpret_cast<float*>(buffer), s);
 }
 
-// Kernel 2: work items (flagged row, chunk), taken in order by persistent CTAs.
+__global__ void __launch_bounds__(kThreads) decide_kernel(Problem pb, Workspace ws) {
+  extern __shared__ float list_weights[];
+  __shared__ Scratch s;
+  const int row = blockIdx.x;
+  decide_row(pb, ws, row, kLog2e / pb.temperature[row], list_weights, s);
+}
+
+// Kernel 3: work items (flagged row, chunk), taken in order by persistent CTAs.
 __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspace ws) {
   __shared__ Scratch s;
   __shared__ FlaggedRow f;
@@ -966,7 +963,7 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
       s.flag = atomicAdd(&ws.verify_arrivals[which], 1u) == static_cast<unsigned>(pb.chunks - 1);
     }
     __syncthreads();
-    D2K_PHASE(mark, 12);
+    D2K_PHASE(mark, 11);
     if (s.flag) {
       __threadfence();
       const Limits lim{f.k_limit, f.no_p, f.limit_mass};
@@ -984,7 +981,7 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
       __syncthreads();
       const int accepted = item_shared;
       if (accepted >= 0) {
-        D2K_EVENT(13);
+        D2K_EVENT(12);
         if (threadIdx.x == 0) pb.samples[f.row] = f.token[accepted];
       } else {
         float floor = 0.0f;
@@ -996,7 +993,7 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
           }
         }
         const int64_t token = sample_whole_row(pb, f.row, f.scale, f.m, lim, floor, fallback, s);
-        D2K_PHASE(mark, 14);
+        D2K_PHASE(mark, 13);
         if (threadIdx.x == 0) pb.samples[f.row] = token;
       }
     }
@@ -1050,10 +1047,10 @@ int32_t d2k_native_abi_version(void) { return D2K_NATIVE_ABI_VERSION; }
 #ifdef D2K_PHASE_TIMES
 // Profiling build only: the phases the counters stand for, in counter order.
 extern "C" D2K_NATIVE_EXPORT const char* d2k_sampling_phase_names(void) {
-  return "chunk load + max;chunk mass + sample counts;chunk depth + list;chunk proposals;chunk arrival;"
+  return "chunk load + max;chunk mass + sample counts;chunk depth + list;chunk proposals;"
          "decide records + list load;decide first draw;decide pivot rounds;(event) a list round;"
-         "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 1;verify chunk pass;"
-         "(event) proposal accepted;whole-row sampling in kernel 2;(event) depth made shallower";
+         "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 2;verify chunk pass;"
+         "(event) proposal accepted;whole-row sampling in kernel 3;(event) depth made shallower";
 }
 
 // Profiling build only: copies the 32 phase counters out and clears them.
@@ -1097,6 +1094,7 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
   pb.top_p = static_cast<const float*>(call->inputs[2].data);
   pb.temperature = static_cast<const float*>(call->inputs[3].data);
   pb.samples = static_cast<int64_t*>(call->outputs[0].data);
+  pb.batch = static_cast<int>(batch);
   pb.vocab = static_cast<int>(vocab);
   pb.chunks = static_cast<int>(chunks);
   pb.vectorized = reinterpret_cast<uintptr_t>(pb.logits) % 16 == 0 && pb.row_stride % 4 == 0 && vocab % 4 == 0;
@@ -1104,19 +1102,22 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
   const Workspace ws = layout.carve(call->workspace);
   const auto stream = static_cast<cudaStream_t>(call->stream);
 
-  static int sms = 0;  // kernel 2 runs two persistent CTAs per SM
+  static int sms = 0;  // kernel 3 runs two persistent CTAs per SM
   cudaError_t status = cudaSuccess;
   if (sms == 0) {
     int device = 0;
     status = cudaGetDevice(&device);
     if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   }
-  const size_t list_bytes = sizeof(float) * std::max<int64_t>(kChunk, chunks * kListCap);
+  const size_t list_bytes = sizeof(float) * chunks * kListCap;
   if (status == cudaSuccess && list_bytes > 48 * 1024)
-    status = cudaFuncSetAttribute(chunk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(list_bytes));
-  if (status == cudaSuccess) status = cudaMemsetAsync(ws.arrivals, 0, layout.cleared_bytes(), stream);
+    status = cudaFuncSetAttribute(decide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(list_bytes));
   if (status == cudaSuccess) {
-    chunk_kernel<<<static_cast<unsigned>(batch * chunks), kThreads, list_bytes, stream>>>(pb, ws);
+    chunk_kernel<<<static_cast<unsigned>(batch * chunks), kThreads, sizeof(float) * kChunk, stream>>>(pb, ws);
+    status = cudaGetLastError();
+  }
+  if (status == cudaSuccess) {
+    decide_kernel<<<static_cast<unsigned>(batch), kThreads, list_bytes, stream>>>(pb, ws);
     status = cudaGetLastError();
   }
   if (status == cudaSuccess) {
