@@ -15,8 +15,7 @@
 //   on a top-k row, as deep as fits otherwise. A chunk of a row without a small top-k also
 //   draws kProposals tokens from itself in proportion to weight.
 // Kernel 2 (decide_kernel), one CTA per row, decides it from the records and lists. With
-//   L = max_c L_c every
-//   token with y >= L is listed. If the listed tokens at or above L already hold k tokens or a
+//   L = max_c L_c every token with y >= L is listed. If the listed tokens at or above L already hold k tokens or a
 //   mass of p * Z, no token below L can be kept (more than k tokens, or too much mass, lie above
 //   it), so the kept set lies in the list, and the row is sampled from the list by pivot
 //   rejection: draw a token in proportion to weight from a set known to contain the kept set,
