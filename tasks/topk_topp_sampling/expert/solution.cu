@@ -226,19 +226,11 @@ __device__ __forceinline__ float ex2(float x) {
 
 __device__ __forceinline__ float weight_of(float y, float m) { return y == -INFINITY ? 0.0f : ex2(y - m); }
 
-__device__ __forceinline__ float warp_inclusive_sum(float v, int lane) {
+template <class T>
+__device__ __forceinline__ T warp_inclusive_sum(T v, int lane) {
 #pragma unroll
   for (int offset = 1; offset < 32; offset <<= 1) {
-    const float up = __shfl_up_sync(kFull, v, offset);
-    if (lane >= offset) v += up;
-  }
-  return v;
-}
-
-__device__ __forceinline__ int warp_inclusive_sum(int v, int lane) {
-#pragma unroll
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const int up = __shfl_up_sync(kFull, v, offset);
+    const T up = __shfl_up_sync(kFull, v, offset);
     if (lane >= offset) v += up;
   }
   return v;
@@ -577,11 +569,16 @@ __device__ int64_t sample_whole_row(const Problem& pb, int row, float scale, flo
   return pivot_rounds(src, lim, cand, w, pb.seed, row, kStepRowDraw, s);
 }
 
-__device__ Limits limits_of(const Problem& pb, int row, float z) {
+// The row's top-k as a count limit: INT_MAX when k <= 0 or k >= vocab (no limit).
+__device__ __forceinline__ int k_limit_of(const Problem& pb, int row) {
   const int k = pb.top_k[row];
+  return (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
+}
+
+__device__ Limits limits_of(const Problem& pb, int row, float z) {
   const float p = pb.top_p[row];
   Limits lim;
-  lim.k_limit = (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
+  lim.k_limit = k_limit_of(pb, row);
   lim.no_p = p >= 1.0f;
   lim.limit_mass = p * z;
   return lim;
@@ -797,8 +794,7 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   const int row = blockIdx.x / pb.chunks;
   const int chunk = blockIdx.x - row * pb.chunks;
   const float scale = kLog2e / pb.temperature[row];
-  const int k = pb.top_k[row];
-  const int k_limit = (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
+  const int k_limit = k_limit_of(pb, row);
   const float4* mine4 = buffer + threadIdx.x;  // this thread's float4 q at mine4[q * kThreads]
   auto y_of = [scale](float x) { return __fmul_rn(x, scale); };
   if (blockIdx.x == 0) {  // kernel 3's counters; the workspace is undefined at every call
