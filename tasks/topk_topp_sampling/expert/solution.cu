@@ -9,19 +9,24 @@
 // Kernel 1 (chunk_kernel), one CTA per 8192-token chunk, no CTA waits for another or publishes
 // anything but plain stores (the kernel boundary orders them for kernel 2):
 //   The chunk is read once into shared memory (cp.async, 32 KB, six CTAs per SM, so many chunks
-//   are in flight while others compute). Its maximum m_c and mass s_c = sum 2^(y - m_c) are
-//   recorded, and it lists (y, token) for every token with y >= L_c = m_c - depth, the depth
-//   picked from a 1/8 sample so the list fits kListCap entries: deep enough for 2k + 16 tokens
-//   on a top-k row, as deep as fits otherwise. A chunk of a row without a small top-k also
-//   draws kProposals tokens from itself in proportion to weight.
-// Kernel 2 (decide_kernel), one CTA per row, decides it from the records and lists. With
-//   L = max_c L_c every token with y >= L is listed. If the listed tokens at or above L already hold k tokens or a
-//   mass of p * Z, no token below L can be kept (more than k tokens, or too much mass, lie above
-//   it), so the kept set lies in the list, and the row is sampled from the list by pivot
-//   rejection: draw a token in proportion to weight from a set known to contain the kept set,
-//   accept it when kept, otherwise narrow the set to the tokens above it (and above a midpoint,
-//   when that is not kept either) and draw again. A row without limits takes a proposal: a
-//   chunk chosen by mass, then that chunk's own draw, which is an exact draw from the row.
+//   are in flight while others compute) and scaled to y in place. Its maximum m_c and mass
+//   s_c = sum 2^(y - m_c) are recorded, and it lists (y, token) for every token with
+//   y >= L_c = m_c - depth, the depth picked from a 1/8 sample so the list fits kListCap entries:
+//   deep enough for 2k + 16 tokens on a top-k row, as deep as fits otherwise. One pass gives the
+//   mass and a bit per token at the level, so the list is written from the bits, and padded with
+//   -inf to kListCap. Three block barriers in all: the maximum, the sample, the sums. A chunk of a
+//   row without a small top-k also draws kProposals tokens from itself in proportion to weight:
+//   a warp by the warps' masses, a lane by the lanes', an element by the lane's weights.
+// Kernel 2 (decide_kernel), one CTA per row, copies its lists whole (one round trip, while warp 0
+//   reads the records), packs the listed entries as weights, and decides the row. With
+//   L = max_c L_c every token with y >= L is listed. If the listed tokens at or above L already
+//   hold k tokens or a mass of p * Z, no token below L can be kept (more than k tokens, or too
+//   much mass, lie above it), so the kept set lies in the list, and the row is sampled from the
+//   list by pivot rejection: draw a token in proportion to weight from a set known to contain the
+//   kept set, accept it when kept, otherwise narrow the set to the tokens above it (and above a
+//   midpoint, when that is not kept either) and draw again. A row without limits takes a
+//   proposal: a chunk chosen by mass, then that chunk's own draw, which is an exact draw from the
+//   row.
 // Kernel 3 (verify_kernel), for the rows whose lists were too short (flat rows whose kept set
 //   holds thousands of tokens): their proposals are exact draws from the whole row; every chunk
 //   of such a row counts and sums the weights strictly above each proposal, and the last one
@@ -110,7 +115,7 @@ struct ChunkRecord {
   float m;      // chunk maximum of y
   float mass;   // sum of 2^(y - m) over the chunk
   float level;  // every token with y >= level is listed; +inf when none could be
-  int listed;
+  int listed;   // list entries; the rest of the chunk's kListCap slots hold -inf
 };
 
 struct Proposal {
@@ -185,8 +190,8 @@ struct Problem {
   uint64_t seed;
 };
 
-// Shared scratch of the block-wide helpers. Each array is written and read between the same two
-// barriers of one helper, so consecutive helpers never race.
+// Shared scratch of the block-wide helpers of the decision and verification. Each array is
+// written and read between the same two barriers of one helper, so consecutive helpers never race.
 struct Scratch {
   float warp_incl[4][kWarps];
   int warp_count[4][kWarps];
@@ -195,15 +200,19 @@ struct Scratch {
   int count_total[4];
   int hit[4][kWarps];
   int last_positive[4][kWarps];
-  int depth_bins[kDepthBins + 1];  // sampled tokens per depth bin, the last one deeper
-  int depth;
-  float reduce_f[kWarps];
-  float reduce_f_total;
-  int reduce_i[kWarps];
-  int reduce_i_total;
   int pick_index;
   float pick_weight;
   int flag;
+};
+
+// Shared scratch of a chunk CTA. Each reduction has its own array, written before one barrier
+// and read by every thread after it; the list counts alternate between two arrays because a
+// shallower retry writes them again (its write follows the barrier after the earlier reads).
+struct ChunkScratch {
+  float warp_max[kWarps];
+  float warp_mass[kWarps];   // each warp's mass, as its last lane's inclusive sum
+  int warp_count[2][kWarps];  // each warp's listed tokens
+  int depth_bins[kDepthBins + 1];  // sampled tokens per depth bin, the last one deeper
 };
 
 __device__ __forceinline__ float4 uniforms(uint64_t seed, uint32_t row, uint32_t step, uint32_t who) {
@@ -256,62 +265,52 @@ __device__ __forceinline__ int first_crossing(bool has_mass, float running, floa
   return positive != 0 ? 31 - __clz(positive) : -1;
 }
 
-__device__ float block_max(float v, Scratch& s) {
+// The maximum over the block, known to every thread after one barrier.
+__device__ float block_max(float v, float (&warp_maxima)[kWarps]) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   v = warp_max(v);
-  if (lane == 0) s.reduce_f[warp] = v;
+  if (lane == 0) warp_maxima[warp] = v;
   __syncthreads();
-  if (warp == 0) {
-    const float t = warp_max(lane < kWarps ? s.reduce_f[lane] : -INFINITY);
-    if (lane == 0) s.reduce_f_total = t;
-  }
-  __syncthreads();
-  return s.reduce_f_total;  // next written after a later helper's first barrier
+  float m = warp_maxima[0];
+#pragma unroll
+  for (int w = 1; w < kWarps; ++w) m = fmaxf(m, warp_maxima[w]);
+  return m;
 }
 
-// Exclusive prefix of an int over the threads; *total receives the sum.
-__device__ int block_exclusive_scan(int v, int* total, Scratch& s) {
+// The list depth, a depth bin, picked from the sampled tokens' bins (every warp picks the same):
+// for a top-k row (k_limit <= kListCap) the shallowest depth whose estimate holds 2k + 16 tokens,
+// otherwise (or when that is deeper) the deepest whose estimate fits 7/8 of the list.
+__device__ int pick_depth(const int* depth_bins, int k_limit) {
+  const int lane = threadIdx.x & 31;
+  // Lane j: the estimated tokens within depth_edge(j) of the maximum.
+  const int estimate = kSampleEvery * warp_inclusive_sum(depth_bins[lane], lane);
+  const unsigned fits = __ballot_sync(kFull, 8 * estimate <= 7 * kListCap);
+  const unsigned enough = __ballot_sync(kFull, k_limit <= kListCap && estimate >= 2 * k_limit + 16);
+  int depth = fits != 0 ? 31 - __clz(fits) : 0;  // estimates grow with depth
+  if (enough != 0) depth = min(depth, __ffs(enough) - 1);
+  return depth;
+}
+
+// A chunk's list count and this thread's first slot in the list.
+struct ListSlots {
+  int listed;
+  int offset;
+};
+
+// The exclusive prefix of the threads' counts and their total, known after one barrier.
+__device__ ListSlots scan_counts(int count, int (&warp_counts)[kWarps]) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int incl = warp_inclusive_sum(v, lane);
-  if (lane == 31) s.reduce_i[warp] = incl;
+  const int incl = warp_inclusive_sum(count, lane);
+  if (lane == 31) warp_counts[warp] = incl;
   __syncthreads();
-  int before = 0, all = 0;
+  ListSlots out{0, incl - count};
 #pragma unroll
   for (int w = 0; w < kWarps; ++w) {
-    const int t = s.reduce_i[w];
-    if (w < warp) before += t;
-    all += t;
+    const int c = warp_counts[w];
+    if (w < warp) out.offset += c;
+    out.listed += c;
   }
-  __syncthreads();
-  *total = all;
-  return before + incl - v;
-}
-
-// The chunk's mass summed over the block, and the list depth picked from the sampled tokens'
-// depth bins (s.depth_bins, filled before the call): for a top-k row (k_limit <= kListCap) the
-// shallowest depth holding 2k + 16 tokens by the sample, otherwise (or when that is deeper) the
-// deepest whose estimate fits 3/4 of the list. *depth_step receives the depth's bin.
-__device__ float block_sum_depth(float mass, int k_limit, int* depth_step, Scratch& s) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  mass = warp_sum(mass);
-  if (lane == 0) s.reduce_f[warp] = mass;
-  __syncthreads();
-  if (warp == 0) {
-    const float t = warp_sum(lane < kWarps ? s.reduce_f[lane] : 0.0f);
-    // Lane j: the estimated tokens within depth_edge(j) of the maximum.
-    const int estimate = kSampleEvery * warp_inclusive_sum(s.depth_bins[lane], lane);
-    const unsigned fits = __ballot_sync(kFull, 8 * estimate <= 7 * kListCap);
-    const unsigned enough = __ballot_sync(kFull, k_limit <= kListCap && estimate >= 2 * k_limit + 16);
-    int depth = fits != 0 ? 31 - __clz(fits) : 0;  // estimates grow with depth
-    if (enough != 0) depth = min(depth, __ffs(enough) - 1);
-    if (lane == 0) {
-      s.reduce_f_total = t;
-      s.depth = depth;
-    }
-  }
-  __syncthreads();
-  *depth_step = s.depth;
-  return s.reduce_f_total;  // next written after a later helper's first barrier
+  return out;
 }
 
 // Inverse-CDF choice of a thread at each of Levels levels. mass[L] >= 0 and count[L] are this
@@ -587,50 +586,90 @@ __device__ Limits limits_of(const Problem& pb, int row, float z) {
 // The token of element 4 q + c of `thread`'s share of a chunk.
 __device__ __forceinline__ int chunk_token(int chunk, int thread, int q, int c) { return chunk * kChunk + 4 * (thread + q * kThreads) + c; }
 
-// Loads this thread's share of a chunk into registers as y = logit * scale (the same products as
-// chunk_kernel's); -inf past the row's end. Kernel 3 keeps its chunk there.
-__device__ __forceinline__ void load_chunk(const Problem& pb, int row, int chunk, float scale, float (&v)[kPerThread]) {
-  const float* src = pb.logits + row * pb.row_stride;
-  const int base = chunk * kChunk;
-  const int len = min(kChunk, pb.vocab - base);
+// Copies this thread's share of a chunk (raw logits; -inf past the row's end) into the chunk
+// buffer: float4 q of thread t at buffer[t + q * kThreads], by cp.async when rows are aligned.
+__device__ __forceinline__ void stage_chunk(const Problem& pb, int row, int chunk, float4* buffer) {
+  const float* src = pb.logits + row * pb.row_stride + chunk * kChunk;
+  const int len = min(kChunk, pb.vocab - chunk * kChunk);
+  const float4 none = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
   if (pb.vectorized) {
-    const float4* src4 = reinterpret_cast<const float4*>(src + base);
+    // One address pair per thread; the float4s sit at fixed offsets from it.
+    const float* from = src + 4 * threadIdx.x;
+    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(buffer + threadIdx.x));
+    auto copy = [&](int q) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to + 16 * q * kThreads),
+                   "l"(from + 4 * q * kThreads)
+                   : "memory");
+    };
+    if (len == kChunk) {  // every chunk but a row's last
 #pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) {
-      const int at = threadIdx.x + q * kThreads;
-      float4 f = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-      if (4 * at < len) {
-        f = __ldg(src4 + at);
-        f.x = __fmul_rn(f.x, scale);
-        f.y = __fmul_rn(f.y, scale);
-        f.z = __fmul_rn(f.z, scale);
-        f.w = __fmul_rn(f.w, scale);
+      for (int q = 0; q < kQuadsPerThread; ++q) copy(q);
+    } else {
+#pragma unroll
+      for (int q = 0; q < kQuadsPerThread; ++q) {
+        if (4 * (threadIdx.x + q * kThreads) < len)
+          copy(q);
+        else
+          buffer[threadIdx.x + q * kThreads] = none;
       }
-      v[4 * q] = f.x;
-      v[4 * q + 1] = f.y;
-      v[4 * q + 2] = f.z;
-      v[4 * q + 3] = f.w;
     }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
   } else {
 #pragma unroll
     for (int q = 0; q < kQuadsPerThread; ++q) {
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const int at = 4 * (threadIdx.x + q * kThreads) + c;
-        v[4 * q + c] = at < len ? __fmul_rn(__ldg(src + base + at), scale) : -INFINITY;
-      }
+      const int at = threadIdx.x + q * kThreads;
+      float4 f = none;
+      if (4 * at < len) f.x = __ldg(src + 4 * at);
+      if (4 * at + 1 < len) f.y = __ldg(src + 4 * at + 1);
+      if (4 * at + 2 < len) f.z = __ldg(src + 4 * at + 2);
+      if (4 * at + 3 < len) f.w = __ldg(src + 4 * at + 3);
+      buffer[at] = f;
     }
   }
 }
 
-// Decides a row from its chunks' records and lists (see the file comment).
-__device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float scale, float* list_weights,
+__device__ __forceinline__ float component(const float4& f, int c) { return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w; }
+
+// Stages a chunk in `buffer` as y = logit * scale (-inf past the row's end), this thread's float4 q
+// at buffer[threadIdx.x + q * kThreads], and returns the maximum of this thread's share. Both
+// kernels that read chunks use it, so they compare the same products.
+__device__ __forceinline__ float stage_scaled_chunk(const Problem& pb, int row, int chunk, float scale, float4* buffer) {
+  stage_chunk(pb, row, chunk, buffer);  // this thread's own copies, complete and visible to it
+  float local_max = -INFINITY;
+#pragma unroll
+  for (int q = 0; q < kQuadsPerThread; ++q) {
+    float4& f = buffer[threadIdx.x + q * kThreads];
+    const float4 y = make_float4(__fmul_rn(f.x, scale), __fmul_rn(f.y, scale), __fmul_rn(f.z, scale),
+                                 __fmul_rn(f.w, scale));
+    f = y;
+    local_max = fmaxf(local_max, fmaxf(fmaxf(y.x, y.y), fmaxf(y.z, y.w)));
+  }
+  return local_max;
+}
+
+// Decides a row from its chunks' records and lists (see the file comment). Every list has
+// kListCap slots, padded with -inf, so the row's lists are one contiguous block, copied whole into
+// shared memory while warp 0 reads the records: a single round trip to L2. The listed entries are
+// then packed, as weights, into a second array that the draws scan.
+__device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float scale, float* smem,
                            Scratch& s) {
   __shared__ float row_m, row_z, row_level;
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
+  __shared__ float chunk_mass[kMaxChunks];  // each chunk's mass relative to the row maximum
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
+  const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
+  const int slots = pb.chunks * kListCap;
+  float* lists = smem;                   // [slots] the lists as kernel 1 wrote them (y)
+  float* list_weights = smem + slots;    // [row_listed] the listed entries packed, as weights
   D2K_MARK(mark);
+  {
+    const float4* src = reinterpret_cast<const float4*>(ws.list_y + list_base);
+    for (int i = threadIdx.x; i < slots / 4; i += kThreads) {
+      const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(lists + 4 * i));
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + i) : "memory");
+    }
+  }
   if (warp == 0) {
     const bool member = lane < pb.chunks;
     ChunkRecord r{-INFINITY, 0.0f, -INFINITY, 0};
@@ -641,10 +680,12 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       r.listed = __ldcg(&rec[lane].listed);
     }
     const float m = warp_max(r.m);
-    const float z = warp_sum(r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f);
+    const float mass = r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f;
+    chunk_mass[lane] = mass;
+    const float z = warp_sum(mass);
     const float level = warp_max(member ? r.level : -INFINITY);
     const int incl = warp_inclusive_sum(r.listed, lane);
-    if (lane < kMaxChunks) chunk_begin[lane + 1] = incl;
+    chunk_begin[lane + 1] = incl;
     if (lane == 0) {
       chunk_begin[0] = 0;
       row_m = m;
@@ -653,46 +694,39 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     }
     if (lane == 31) row_listed = incl;
   }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
   const float m = row_m;
   const Limits lim = limits_of(pb, row, row_z);
   const bool wide = lim.k_limit > kListCap;  // its chunks drew proposals
+  // Warp 0 only: the chunk where u times the row's mass falls, by the chunks' masses in order.
+  auto chunk_by_mass = [&](float u) {
+    const float mass = chunk_mass[lane];
+    const float running = warp_inclusive_sum(mass, lane);
+    return max(first_crossing(mass > 0.0f, running, u * __shfl_sync(kFull, running, 31)), 0);
+  };
+  auto proposal = [&](int chunk, int i) -> const Proposal& {
+    return ws.proposals[(static_cast<int64_t>(row) * pb.chunks + chunk) * kProposals + i];
+  };
 
   if (wide && lim.no_p && lim.k_limit == INT_MAX) {
     // No limit: the proposal is the sample.
     D2K_EVENT(8);
     if (warp == 0) {
-      const bool member = lane < pb.chunks;
-      const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
-      const float cmass = member ? __ldcg(&rec[lane].mass) : 0.0f;
-      const float mass = cmass > 0.0f ? cmass * ex2(cm - m) : 0.0f;
-      const float running = warp_inclusive_sum(mass, lane);
-      const float target = uniforms(pb.seed, row, kStepDecide, 1).x * __shfl_sync(kFull, running, 31);
-      const int chosen = first_crossing(mass > 0.0f, running, target);
-      if (lane == 0) {
-        pb.samples[row] = __ldcg(&ws.proposals[(static_cast<int64_t>(row) * pb.chunks + max(chosen, 0)) * kProposals].token);
-      }
+      const int chosen = chunk_by_mass(uniforms(pb.seed, row, kStepDecide, 1).x);
+      if (lane == 0) pb.samples[row] = __ldcg(&proposal(chosen, 0).token);
     }
     return;
   }
 
-  // The listed tokens at or above the row's level, as weights.
+  // The listed tokens at or above the row's level, packed in chunk order, as weights (0 below it).
   const int n = row_listed;
   const float level = row_level;
-  const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
-  // Warp w copies chunks w, w + kWarps, ...; its lanes interleave in each chunk's list.
-  constexpr int kBatch = 8;  // loads in flight per lane
   for (int c = warp; c < pb.chunks; c += kWarps) {
     const int begin = chunk_begin[c], len = chunk_begin[c + 1] - begin;
-    const float* src = ws.list_y + list_base + c * kListCap;
-    for (int first = lane; first < len; first += kBatch * 32) {
-      float y[kBatch];
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) y[b] = first + 32 * b < len ? __ldcg(src + first + 32 * b) : -INFINITY;
-#pragma unroll
-      for (int b = 0; b < kBatch; ++b) {
-        if (first + 32 * b < len) list_weights[begin + first + 32 * b] = y[b] >= level ? ex2(y[b] - m) : 0.0f;
-      }
+    for (int i = lane; i < len; i += 32) {
+      const float y = lists[c * kListCap + i];
+      list_weights[begin + i] = y >= level ? ex2(y - m) : 0.0f;
     }
   }
   __syncthreads();
@@ -724,12 +758,6 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   // Flag the row for kernel 3 with kProposals exact draws from the whole row.
   D2K_EVENT(9);
   if (warp == 0) {
-    const bool member = lane < pb.chunks;
-    const float cm = member ? __ldcg(&rec[lane].m) : -INFINITY;
-    const float cmass = member ? __ldcg(&rec[lane].mass) : 0.0f;
-    const float mass = cmass > 0.0f ? cmass * ex2(cm - m) : 0.0f;
-    const float running = warp_inclusive_sum(mass, lane);
-    const float total = __shfl_sync(kFull, running, 31);
     const float4 u = uniforms(pb.seed, row, kStepDecide, 1);
     const float us[kProposals] = {u.x, u.y, u.z, u.w};
     FlaggedRow f;
@@ -741,10 +769,9 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     f.scale = scale;
 #pragma unroll
     for (int i = 0; i < kProposals; ++i) {
-      const int chosen = max(first_crossing(mass > 0.0f, running, us[i] * total), 0);
-      const Proposal* pr = &ws.proposals[(static_cast<int64_t>(row) * pb.chunks + chosen) * kProposals + i];
-      f.token[i] = __ldcg(&pr->token);
-      f.weight[i] = f.token[i] >= 0 ? weight_of(__ldcg(&pr->y), m) : 0.0f;
+      const Proposal& pr = proposal(chunk_by_mass(us[i]), i);
+      f.token[i] = __ldcg(&pr.token);
+      f.weight[i] = f.token[i] >= 0 ? weight_of(__ldcg(&pr.y), m) : 0.0f;
     }
     if (lane == 0) {
       const unsigned slot = atomicAdd(&ws.counters[0], 1u);
@@ -753,166 +780,159 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
 }
 
-// Copies this thread's share of a chunk (raw logits; -inf past the row's end) into the chunk
-// buffer: float4 q of thread t at buffer[t + q * kThreads], by cp.async when rows are aligned.
-__device__ __forceinline__ void stage_chunk(const Problem& pb, int row, int chunk, float4* buffer) {
-  const float* src = pb.logits + row * pb.row_stride + chunk * kChunk;
-  const int len = min(kChunk, pb.vocab - chunk * kChunk);
-  const float4 none = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-  if (pb.vectorized) {
-#pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) {
-      const int at = threadIdx.x + q * kThreads;
-      if (4 * at < len) {
-        const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(buffer + at));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + 4 * at) : "memory");
-      } else {
-        buffer[at] = none;
-      }
-    }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-  } else {
-#pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) {
-      const int at = threadIdx.x + q * kThreads;
-      float4 f = none;
-      if (4 * at < len) f.x = __ldg(src + 4 * at);
-      if (4 * at + 1 < len) f.y = __ldg(src + 4 * at + 1);
-      if (4 * at + 2 < len) f.z = __ldg(src + 4 * at + 2);
-      if (4 * at + 3 < len) f.w = __ldg(src + 4 * at + 3);
-      buffer[at] = f;
-    }
-  }
-}
-
-__device__ __forceinline__ float component(const float4& f, int c) { return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w; }
-
 __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspace ws) {
-  // The chunk's logits.
-  extern __shared__ float4 buffer[];
-  __shared__ Scratch s;
+  extern __shared__ float4 buffer[];  // the chunk as y, this thread's float4 q at buffer[threadIdx.x + q * kThreads]
+  __shared__ ChunkScratch cs;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int row = blockIdx.x / pb.chunks;
   const int chunk = blockIdx.x - row * pb.chunks;
   const float scale = kLog2e / pb.temperature[row];
-  const int k_limit = k_limit_of(pb, row);
-  const float4* mine4 = buffer + threadIdx.x;  // this thread's float4 q at mine4[q * kThreads]
-  auto y_of = [scale](float x) { return __fmul_rn(x, scale); };
+  const float* ys = reinterpret_cast<const float*>(buffer);
+  // Element e = 4 q + c of thread t's share (t's e-th token in chunk order) sits at ys[y_slot(t, e)].
+  auto y_slot = [](int t, int e) { return 4 * (t + (e >> 2) * kThreads) + (e & 3); };
   if (blockIdx.x == 0) {  // kernel 3's counters; the workspace is undefined at every call
     for (int i = threadIdx.x; i < pb.batch; i += kThreads) ws.verify_arrivals[i] = 0;
     if (threadIdx.x < 2) ws.counters[threadIdx.x] = 0;
   }
 
   D2K_MARK(mark);
-  if (threadIdx.x <= kDepthBins) s.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
-  stage_chunk(pb, row, chunk, buffer);
-  float local_max = -INFINITY;
-#pragma unroll
-  for (int q = 0; q < kQuadsPerThread; ++q) {
-    const float4 f = mine4[q * kThreads];
-    local_max = fmaxf(local_max, fmaxf(fmaxf(f.x, f.y), fmaxf(f.z, f.w)));
-  }
-  const float m = block_max(y_of(local_max), s);  // scale > 0 keeps the order
+  if (threadIdx.x <= kDepthBins) cs.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
+  const float m = block_max(stage_scaled_chunk(pb, row, chunk, scale, buffer), cs.warp_max);
   D2K_PHASE(mark, 0);
 
-  // The chunk's mass, and the depths of every kSampleEvery-th token, binned.
-  float mass = 0.0f;
+  // The depths below m of every kSampleEvery-th token, binned, pick the list depth.
   if (m != -INFINITY) {
 #pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) {
-      const float4 f = mine4[q * kThreads];
-      mass += ex2(y_of(f.x) - m) + ex2(y_of(f.y) - m) + ex2(y_of(f.z) - m) + ex2(y_of(f.w) - m);
-      if (q % (kSampleEvery / 4) == 0) atomicAdd(&s.depth_bins[depth_bin(m - y_of(f.x))], 1);  // +inf for -inf
-    }
+    for (int q = 0; q < kQuadsPerThread; q += kSampleEvery / 4)
+      atomicAdd(&cs.depth_bins[depth_bin(m - buffer[threadIdx.x + q * kThreads].x)], 1);  // -inf: the last bin
   }
-  int depth;  // a depth bin: list every token within its upper edge
-  const float chunk_mass = block_sum_depth(mass, k_limit, &depth, s);
+  const int k_limit = k_limit_of(pb, row);
+  __syncthreads();
+  int depth = pick_depth(cs.depth_bins, k_limit);
   D2K_PHASE(mark, 1);
 
-  // The exact count at that depth, shallower while it overflows the list.
-  float level = -INFINITY;
-  int listed = 0, my_offset = 0;
+  // One pass: the chunk's mass, and a bit per token of this thread at or above the level.
+  float level = m - depth_edge(depth);
+  float mass = 0.0f;
+  unsigned listed_bits = 0;
+  // The bits of float4 q's tokens at or above `lvl`, at bits 4 q .. 4 q + 3.
+  auto quad_bits = [](const float4& f, float lvl, int q) {
+    unsigned bits = 0;
+    if (f.x >= lvl) bits |= 1u << (4 * q);
+    if (f.y >= lvl) bits |= 2u << (4 * q);
+    if (f.z >= lvl) bits |= 4u << (4 * q);
+    if (f.w >= lvl) bits |= 8u << (4 * q);
+    return bits;
+  };
   if (m != -INFINITY) {
-    for (;;) {
-      level = m - depth_edge(depth);
-      int count = 0;
-#pragma unroll
-      for (int q = 0; q < kQuadsPerThread; ++q) {
-        const float4 f = mine4[q * kThreads];
-        count += (y_of(f.x) >= level) + (y_of(f.y) >= level) + (y_of(f.z) >= level) + (y_of(f.w) >= level);
-      }
-      my_offset = block_exclusive_scan(count, &listed, s);
-      if (listed <= kListCap) break;
-      if (depth == 0) {  // ties beyond the list: list nothing, the decision knows
-        level = INFINITY;
-        listed = 0;
-        break;
-      }
-      --depth;
-      D2K_EVENT(14);
-    }
-  }
-  const int64_t slot = static_cast<int64_t>(row) * pb.chunks + chunk;
-  if (level != INFINITY && listed > 0) {
-    float* out_y = ws.list_y + slot * kListCap;
-    int* out_token = ws.list_token + slot * kListCap;
-    int at = my_offset;
 #pragma unroll
     for (int q = 0; q < kQuadsPerThread; ++q) {
-      const float4 f = mine4[q * kThreads];
-#pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const float y = y_of(component(f, c));
-        if (y >= level) {
-          out_y[at] = y;
-          out_token[at] = chunk_token(chunk, threadIdx.x, q, c);
-          ++at;
-        }
-      }
+      const float4 f = buffer[threadIdx.x + q * kThreads];
+      mass += ex2(f.x - m) + ex2(f.y - m) + ex2(f.z - m) + ex2(f.w - m);  // ex2(-inf) = 0
+      listed_bits |= quad_bits(f, level, q);
     }
   }
+  const float mass_incl = warp_inclusive_sum(mass, lane);
+  if (lane == 31) cs.warp_mass[warp] = mass_incl;  // published by scan_counts' barrier
+  ListSlots slots = scan_counts(__popc(listed_bits), cs.warp_count[0]);
+  float chunk_mass = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) chunk_mass += cs.warp_mass[w];
+  // Shallower while the list overflows; at depth 0 (ties beyond the list) list nothing, which the
+  // decision recognizes by the level +inf.
+  for (int retry = 1; m != -INFINITY && slots.listed > kListCap; ++retry) {
+    D2K_EVENT(14);
+    if (depth == 0) {
+      level = INFINITY;
+      listed_bits = 0;
+      slots = ListSlots{0, 0};
+      break;
+    }
+    --depth;
+    level = m - depth_edge(depth);
+    listed_bits = 0;
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) listed_bits |= quad_bits(buffer[threadIdx.x + q * kThreads], level, q);
+    slots = scan_counts(__popc(listed_bits), cs.warp_count[retry & 1]);
+  }
 
+  // The list: this thread's tokens at the level, in its own order, then -inf up to kListCap (the
+  // decision copies every list whole).
+  const int64_t slot = static_cast<int64_t>(row) * pb.chunks + chunk;
+  float* out_y = ws.list_y + slot * kListCap;
+  int* out_token = ws.list_token + slot * kListCap;
+  int at = slots.offset;
+  for (unsigned bits = listed_bits; bits != 0; bits &= bits - 1) {
+    const int e = __ffs(bits) - 1;
+    out_y[at] = ys[y_slot(threadIdx.x, e)];
+    out_token[at] = chunk_token(chunk, threadIdx.x, e >> 2, e & 3);
+    ++at;
+  }
+  for (int i = slots.listed + threadIdx.x; i < kListCap; i += kThreads) out_y[i] = -INFINITY;
   D2K_PHASE(mark, 2);
+
   if (k_limit > kListCap) {
-    // kProposals draws from the chunk in proportion to weight.
+    // kProposals draws from the chunk in proportion to weight: a warp by the warps' masses, a
+    // lane of it by the lanes' masses, then an element of that lane's share, each by the running
+    // sums in order. Every thread finds the warp; only that warp goes on, so no barrier is needed.
     const float4 u4 = uniforms(pb.seed, row, kStepProposals, chunk);
-    const float u[kProposals] = {u4.x, u4.y, u4.z, u4.w};
-    const float masses[kProposals] = {mass, mass, mass, mass};
-    const int counts[kProposals] = {0, 0, 0, 0};
-    const Choice<kProposals> choice = choose_threads<kProposals, true>(masses, counts, u, s);
-    // The chosen thread's warp finds the element: lane e reads the thread's e-th token (its
-    // copies are visible to the warp after choose_threads' barriers).
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const float mass_up = __shfl_up_sync(kFull, mass_incl, 1);  // every lane takes part
+    const float lane_before = lane == 0 ? 0.0f : mass_up;
+    // Lane i < kProposals: proposal i's target, its warp (-1: the chunk has no mass) and the
+    // mass of the warps before it.
+    const float my_target = (lane == 0 ? u4.x : lane == 1 ? u4.y : lane == 2 ? u4.z : u4.w) * chunk_mass;
+    int my_pick = -1, last = -1;
+    float my_before = 0.0f, last_before = 0.0f, running = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const float wm = cs.warp_mass[w];  // never written again
+      if (wm > 0.0f) {
+        if (my_pick < 0 && running + wm > my_target) {
+          my_pick = w;
+          my_before = running;
+        }
+        last = w;
+        last_before = running;
+      }
+      running += wm;
+    }
+    if (my_pick < 0) {
+      my_pick = last;
+      my_before = last_before;
+    }
 #pragma unroll
     for (int i = 0; i < kProposals; ++i) {
-      const int chosen = choice.thread[i];
-      if (chosen >= 0 && warp == chosen >> 5) {
-        const float y = y_of(component(buffer[chosen + (lane / 4) * kThreads], lane % 4));
+      const int pick = __shfl_sync(kFull, my_pick, i);
+      Proposal out{-1, -INFINITY};
+      if (warp == pick) {
+        const float in_warp = __shfl_sync(kFull, my_target, i) - __shfl_sync(kFull, my_before, i);
+        const int t_lane = max(first_crossing(mass > 0.0f, mass_incl, in_warp), 0);
+        const float in_lane = in_warp - __shfl_sync(kFull, lane_before, t_lane);
+        const int t = 32 * warp + t_lane;
+        const float y = ys[y_slot(t, lane)];  // lane e reads element e of thread t
         const float w = weight_of(y, m);
-        const float running = warp_inclusive_sum(w, lane);
-        const float target = __shfl_sync(kFull, choice.local_target[i], chosen & 31);
-        const int at = first_crossing(w > 0.0f, running, target);
-        const float picked_y = __shfl_sync(kFull, y, max(at, 0));
-        if (lane == 0) {
-          ws.proposals[slot * kProposals + i] =
-              at < 0 ? Proposal{-1, -INFINITY} : Proposal{chunk_token(chunk, chosen, at / 4, at % 4), picked_y};
-        }
+        const int e = first_crossing(w > 0.0f, warp_inclusive_sum(w, lane), in_lane);
+        const float picked_y = __shfl_sync(kFull, y, max(e, 0));
+        if (e >= 0) out = Proposal{chunk_token(chunk, t, e >> 2, e & 3), picked_y};
+        if (lane == 0) ws.proposals[slot * kProposals + i] = out;
       }
-      if (chosen < 0 && threadIdx.x == 0) ws.proposals[slot * kProposals + i] = Proposal{-1, -INFINITY};
+      if (pick < 0 && threadIdx.x == 0) ws.proposals[slot * kProposals + i] = out;
     }
   }
   D2K_PHASE(mark, 3);
-  if (threadIdx.x == 0) ws.records[slot] = ChunkRecord{m, chunk_mass, level, listed};
+  if (threadIdx.x == 0) ws.records[slot] = ChunkRecord{m, chunk_mass, level, slots.listed};
 }
 
 __global__ void __launch_bounds__(kThreads) decide_kernel(Problem pb, Workspace ws) {
-  extern __shared__ float list_weights[];
+  extern __shared__ float lists_and_weights[];
   __shared__ Scratch s;
   const int row = blockIdx.x;
-  decide_row(pb, ws, row, kLog2e / pb.temperature[row], list_weights, s);
+  decide_row(pb, ws, row, kLog2e / pb.temperature[row], lists_and_weights, s);
 }
 
 // Kernel 3: work items (flagged row, chunk), taken in order by persistent CTAs.
 __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspace ws) {
+  extern __shared__ float4 buffer[];  // a chunk, as chunk_kernel stages it
   __shared__ Scratch s;
   __shared__ FlaggedRow f;
   __shared__ int item_shared;
@@ -930,18 +950,21 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
     __syncthreads();
 
     D2K_MARK(mark);
-    float v[kPerThread];
-    load_chunk(pb, f.row, chunk, f.scale, v);
+    stage_scaled_chunk(pb, f.row, chunk, f.scale, buffer);
     float mass[kProposals] = {};
     int count[kProposals] = {};
 #pragma unroll
-    for (int e = 0; e < kPerThread; ++e) {
-      const float w = weight_of(v[e], f.m);
+    for (int q = 0; q < kQuadsPerThread; ++q) {
+      const float4 y = buffer[threadIdx.x + q * kThreads];
 #pragma unroll
-      for (int i = 0; i < kProposals; ++i) {
-        if (w > f.weight[i]) {
-          mass[i] += w;
-          ++count[i];
+      for (int c = 0; c < 4; ++c) {
+        const float w = weight_of(component(y, c), f.m);
+#pragma unroll
+        for (int i = 0; i < kProposals; ++i) {
+          if (w > f.weight[i]) {
+            mass[i] += w;
+            ++count[i];
+          }
         }
       }
     }
@@ -1042,7 +1065,7 @@ int32_t d2k_native_abi_version(void) { return D2K_NATIVE_ABI_VERSION; }
 #ifdef D2K_PHASE_TIMES
 // Profiling build only: the phases the counters stand for, in counter order.
 extern "C" D2K_NATIVE_EXPORT const char* d2k_sampling_phase_names(void) {
-  return "chunk load + max;chunk mass + sample counts;chunk depth + list;chunk proposals;"
+  return "chunk load + scale + max;chunk depth sample;chunk mass + list;chunk proposals;"
          "decide records + list load;decide first draw;decide pivot rounds;(event) a list round;"
          "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 2;verify chunk pass;"
          "(event) proposal accepted;whole-row sampling in kernel 3;(event) depth made shallower";
@@ -1104,9 +1127,14 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     status = cudaGetDevice(&device);
     if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   }
-  const size_t list_bytes = sizeof(float) * chunks * kListCap;
-  if (status == cudaSuccess && list_bytes > 48 * 1024)
+  const size_t list_bytes = 2 * sizeof(float) * chunks * kListCap;  // the lists, then packed weights
+  // Dynamic shared memory beyond the default (48 KB less the static part) needs an opt-in, raised
+  // to the largest size launched so far.
+  static size_t decide_smem_allowed = 0;
+  if (status == cudaSuccess && list_bytes > decide_smem_allowed) {
     status = cudaFuncSetAttribute(decide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(list_bytes));
+    if (status == cudaSuccess) decide_smem_allowed = list_bytes;
+  }
   if (status == cudaSuccess) {
     chunk_kernel<<<static_cast<unsigned>(batch * chunks), kThreads, sizeof(float) * kChunk, stream>>>(pb, ws);
     status = cudaGetLastError();
@@ -1117,7 +1145,8 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
   }
   if (status == cudaSuccess) {
     const int64_t items = batch * chunks;
-    verify_kernel<<<static_cast<unsigned>(std::min<int64_t>(2 * sms, items)), kThreads, 0, stream>>>(pb, ws);
+    verify_kernel<<<static_cast<unsigned>(std::min<int64_t>(2 * sms, items)), kThreads, sizeof(float) * kChunk,
+                    stream>>>(pb, ws);
     status = cudaGetLastError();
   }
   if (status != cudaSuccess) {
