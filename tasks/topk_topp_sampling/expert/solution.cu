@@ -26,7 +26,9 @@
 //   kept set, accept it when kept, otherwise narrow the set to the tokens above it (and above a
 //   midpoint, when that is not kept either) and draw again. A row without limits takes a
 //   proposal: a chunk chosen by mass, then that chunk's own draw, which is an exact draw from the
-//   row.
+//   row. A row with limits whose chunks drew proposals takes that proposal as its first
+//   candidate, tested in the same pass as the completeness, and goes on to the rounds only when
+//   it is dropped.
 // Kernel 3 (verify_kernel), for the rows whose lists were too short (flat rows whose kept set
 //   holds thousands of tokens): their proposals are exact draws from the whole row; every chunk
 //   of such a row counts and sums the weights strictly above each proposal, and the last one
@@ -35,8 +37,8 @@
 //   largest rejected proposal. Tokens drawn by rejection from any superset of the kept set, with
 //   fresh randomness each time, follow the kept distribution exactly.
 //
-// Draws are inverse CDFs, each "the first entry whose running mass exceeds the target": a thread
-// by the threads' masses (warp scans), then an element in the thread's own order. A weight is
+// Draws are inverse CDFs, each "the first entry whose running mass exceeds the target": a warp by
+// the warps' masses, a lane by the lanes' (warp scans), then an element in the thread's own order. A weight is
 // always computed by the same expression from the same float, so "strictly above the candidate"
 // never counts the candidate. Every sum that feeds a decision has a fixed order, so the samples
 // are a function of the inputs and the seed.
@@ -191,15 +193,11 @@ struct Problem {
 };
 
 // Shared scratch of the block-wide helpers of the decision and verification. Each array is
-// written and read between the same two barriers of one helper, so consecutive helpers never race.
+// written before a helper's barrier and read after it; a barrier of the next helper (every draw
+// ends with one) separates those reads from the next writes.
 struct Scratch {
   float warp_incl[4][kWarps];
   int warp_count[4][kWarps];
-  float warp_excl[4][kWarps];
-  float total[4];
-  int count_total[4];
-  int hit[4][kWarps];
-  int last_positive[4][kWarps];
   int pick_index;
   float pick_weight;
   int flag;
@@ -313,87 +311,101 @@ __device__ ListSlots scan_counts(int count, int (&warp_counts)[kWarps]) {
   return out;
 }
 
-// Inverse-CDF choice of a thread at each of Levels levels. mass[L] >= 0 and count[L] are this
-// thread's sums; u[L] in [0, 1). Afterwards every thread knows, per level, the totals and the
-// chosen thread (-1 when no thread has mass); the chosen thread also gets its own target
-// (the part of the level's target that falls inside its mass).
+// Inverse-CDF choice at each of Levels levels, one barrier: mass[l] >= 0 and count[l] are this
+// thread's sums, u[l] in [0, 1). Afterwards every thread knows each level's totals and the warp
+// where u[l] times the total falls by the warps' masses in order (-1 when nothing has mass), with
+// the part of the target inside that warp; each thread keeps its mass and its inclusive sum in
+// its warp, from which the chosen warp picks the lane (pick_lane).
 template <int Levels>
 struct Choice {
   float total[Levels];
   int count[Levels];
-  int thread[Levels];
-  float local_target[Levels];
+  int warp[Levels];
+  float in_warp[Levels];
+  float mine[Levels];
+  float incl[Levels];
 };
 
-// With SameMass every level has level 0's masses (several draws from one distribution), and
-// only level 0 is scanned.
-template <int Levels, bool SameMass = false>
-__device__ Choice<Levels> choose_threads(const float (&mass)[Levels], const int (&count)[Levels],
-                                         const float (&u)[Levels], Scratch& s) {
+template <int Levels>
+__device__ Choice<Levels> choose_warps(const float (&mass)[Levels], const int (&count)[Levels],
+                                       const float (&u)[Levels], Scratch& s) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  constexpr int kScanned = SameMass ? 1 : Levels;
-  float incl[kScanned];
-#pragma unroll
-  for (int l = 0; l < kScanned; ++l) {
-    incl[l] = warp_inclusive_sum(mass[l], lane);
-    const int c = __reduce_add_sync(kFull, count[l]);
-    if (lane == 31) s.warp_incl[l][warp] = incl[l];
-    if (lane == 0) s.warp_count[l][warp] = c;
-  }
-  __syncthreads();
-  if (warp == 0) {
-#pragma unroll
-    for (int l = 0; l < kScanned; ++l) {
-      const float wt = lane < kWarps ? s.warp_incl[l][lane] : 0.0f;
-      const float wi = warp_inclusive_sum(wt, lane);
-      const float we = __shfl_up_sync(kFull, wi, 1);
-      const int c = __reduce_add_sync(kFull, lane < kWarps ? s.warp_count[l][lane] : 0);
-      if (lane < kWarps) s.warp_excl[l][lane] = lane == 0 ? 0.0f : we;
-      if (lane == kWarps - 1) s.total[l] = wi;
-      if (lane == 0) s.count_total[l] = c;
-    }
-  }
-  __syncthreads();
   Choice<Levels> out;
 #pragma unroll
   for (int l = 0; l < Levels; ++l) {
-    const int sl = SameMass ? 0 : l;
-    const float base = s.warp_excl[sl][warp];
-    const float up = __shfl_up_sync(kFull, incl[sl], 1);
-    const float my_excl = base + (lane == 0 ? 0.0f : up);
-    const float target = u[l] * s.total[sl];
-    const unsigned hits = __ballot_sync(kFull, mass[sl] > 0.0f && base + incl[sl] > target);
-    const unsigned positive = __ballot_sync(kFull, mass[sl] > 0.0f);
-    if (lane == 0) {
-      s.hit[l][warp] = hits != 0 ? __ffs(hits) - 1 : 32;
-      s.last_positive[l][warp] = positive != 0 ? 31 - __clz(positive) : -1;
-    }
-    out.total[l] = s.total[sl];
-    out.count[l] = s.count_total[sl];
-    out.local_target[l] = target - my_excl;
+    out.mine[l] = mass[l];
+    out.incl[l] = warp_inclusive_sum(mass[l], lane);
+    const int c = __reduce_add_sync(kFull, count[l]);
+    if (lane == 31) s.warp_incl[l][warp] = out.incl[l];
+    if (lane == 0) s.warp_count[l][warp] = c;
   }
   __syncthreads();
 #pragma unroll
   for (int l = 0; l < Levels; ++l) {
-    int chosen = -1;
+    float warp_mass[kWarps], total = 0.0f;
+    int all = 0;
+#pragma unroll
     for (int w = 0; w < kWarps; ++w) {
-      if (s.hit[l][w] < 32) {
-        chosen = 32 * w + s.hit[l][w];
-        break;
-      }
+      warp_mass[w] = s.warp_incl[l][w];
+      total += warp_mass[w];
+      all += s.warp_count[l][w];
     }
-    if (chosen < 0) {
-      for (int w = kWarps - 1; w >= 0; --w) {
-        if (s.last_positive[l][w] >= 0) {
-          chosen = 32 * w + s.last_positive[l][w];
-          break;
+    const float target = u[l] * total;
+    int pick = -1, last = -1;
+    float before = 0.0f, last_before = 0.0f, running = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      if (warp_mass[w] > 0.0f) {
+        if (pick < 0 && running + warp_mass[w] > target) {
+          pick = w;
+          before = running;
         }
+        last = w;
+        last_before = running;
       }
+      running += warp_mass[w];
     }
-    out.thread[l] = chosen;
+    if (pick < 0) {
+      pick = last;
+      before = last_before;
+    }
+    out.total[l] = total;
+    out.count[l] = all;
+    out.warp[l] = pick;
+    out.in_warp[l] = target - before;
   }
-  // No barrier needed: the next call writes s.hit only after its second barrier.
   return out;
+}
+
+// One level of a Choice, selected without indexing its arrays at run time (which would put
+// them in local memory).
+struct LevelChoice {
+  int warp;
+  float in_warp;
+  float mine;
+  float incl;
+};
+
+template <int Levels>
+__device__ __forceinline__ LevelChoice level_of(const Choice<Levels>& c, int l) {
+  LevelChoice out{c.warp[0], c.in_warp[0], c.mine[0], c.incl[0]};
+#pragma unroll
+  for (int i = 1; i < Levels; ++i) {
+    if (i == l) out = LevelChoice{c.warp[i], c.in_warp[i], c.mine[i], c.incl[i]};
+  }
+  return out;
+}
+
+// Called by the whole chosen warp: the lane whose running mass first exceeds the warp's part of
+// the target (else its last lane with mass), and *lane_target, the part left for that lane's
+// own elements.
+__device__ int pick_lane(const LevelChoice& c, float* lane_target) {
+  const int lane = threadIdx.x & 31;
+  const float up = __shfl_up_sync(kFull, c.incl, 1);  // every lane takes part
+  const float before = lane == 0 ? 0.0f : up;
+  const int chosen = max(first_crossing(c.mine > 0.0f, c.incl, c.in_warp), 0);
+  *lane_target = c.in_warp - __shfl_sync(kFull, before, chosen);
+  return chosen;
 }
 
 // ---- Sources of weights for the pivot-rejection rounds ------------------------------------
@@ -422,15 +434,17 @@ struct RowSource {
   __device__ float weight(int i) const { return weight_of(__fmul_rn(__ldg(x + i), scale), m); }
 };
 
-// The element of the chosen thread's segment where the running mass of weights above `floor`
-// first exceeds `target` (else the segment's last such element), found by the thread's warp.
-// Returns it in s.pick_index / s.pick_weight after a barrier.
+// The draw of one level of a Choice (masses of the weights above `floor`): the chosen warp picks
+// the lane, then scans that thread's segment for the element where the running mass first
+// exceeds the lane's part of the target (else the segment's last such element). Returns it in
+// s.pick_index / s.pick_weight (-1 / 0 when nothing has mass) after a barrier.
 template <class Source>
-__device__ void rescan_segment(const Source& src, int chosen_thread, float target, float floor, Scratch& s) {
+__device__ void rescan_segment(const Source& src, const LevelChoice& choice, float floor, Scratch& s) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (chosen_thread >= 0 && warp == chosen_thread >> 5) {
+  if (choice.warp >= 0 && warp == choice.warp) {
     const Segment seg(src.n);
-    const float my_target = __shfl_sync(kFull, target, chosen_thread & 31);
+    float my_target;
+    const int chosen_thread = 32 * warp + pick_lane(choice, &my_target);
     float carry = 0.0f, pick_w = 0.0f, last_w = 0.0f;
     int pick = -1, last = -1;
     for (int base = 0; base < seg.per; base += 32) {
@@ -462,7 +476,7 @@ __device__ void rescan_segment(const Source& src, int chosen_thread, float targe
       s.pick_weight = pick_w;
     }
   }
-  if (chosen_thread < 0 && threadIdx.x == 0) {
+  if (choice.warp < 0 && threadIdx.x == 0) {
     s.pick_index = -1;
     s.pick_weight = 0.0f;
   }
@@ -479,27 +493,43 @@ struct Limits {
   }
 };
 
+// This thread's count and mass of the source's weights strictly above each pivot, over the
+// elements it owns (Segment), in a fixed order.
+template <int Levels, class Source>
+__device__ void sums_above(const Source& src, const float (&pivot)[Levels], float (&mass)[Levels], int (&count)[Levels]) {
+  const Segment seg(src.n);
+#pragma unroll
+  for (int l = 0; l < Levels; ++l) {
+    mass[l] = 0.0f;
+    count[l] = 0;
+  }
+  for (int k = 0; k < seg.per; ++k) {
+    const int i = seg.element_of(threadIdx.x, k);
+    if (i >= src.n) break;
+    const float w = src.weight(i);
+#pragma unroll
+    for (int l = 0; l < Levels; ++l) {
+      if (w > pivot[l]) {
+        mass[l] += w;
+        ++count[l];
+      }
+    }
+  }
+}
+
 // One draw, in proportion to weight, among the source's weights above `floor`, with uniform u.
 // Returns the index (-1 when nothing lies above floor); *w receives its weight, and *count and
 // *mass the count and mass above floor.
 template <class Source>
 __device__ int draw_above(const Source& src, float floor, float u, Scratch& s, float* w, int* count,
                           float* mass) {
-  const Segment seg(src.n);
-  float m[1] = {0.0f};
-  int c[1] = {0};
-  for (int k = 0; k < seg.per; ++k) {
-    const int i = seg.element_of(threadIdx.x, k);
-    if (i >= src.n) break;
-    const float v = src.weight(i);
-    if (v > floor) {
-      m[0] += v;
-      ++c[0];
-    }
-  }
+  const float pivots[1] = {floor};
+  float m[1];
+  int c[1];
+  sums_above(src, pivots, m, c);
   const float uu[1] = {u};
-  const Choice<1> choice = choose_threads<1>(m, c, uu, s);
-  rescan_segment(src, choice.thread[0], choice.local_target[0], floor, s);
+  const Choice<1> choice = choose_warps<1>(m, c, uu, s);
+  rescan_segment(src, level_of(choice, 0), floor, s);
   *w = s.pick_weight;
   *count = choice.count[0];
   *mass = choice.total[0];
@@ -509,41 +539,29 @@ __device__ int draw_above(const Source& src, float floor, float u, Scratch& s, f
 }
 
 // Pivot rejection from candidate `cand` (weight cand_w, drawn from a set known to hold the kept
-// set). Each round counts and sums the weights strictly above the candidate (p0) and above the
-// geometric midpoint p1 of p0 and the best known kept weight; a kept candidate is the sample,
-// otherwise the next candidate is drawn above p0 (p1 kept) or above p1. Returns the sample's
-// index in the source.
+// set; `high` a weight known to be kept, 1 when none better is known). Each round counts and sums
+// the weights strictly above the candidate (p0) and above the geometric midpoint p1 of p0 and
+// high; a kept candidate is the sample, otherwise the next candidate is drawn above p0 (p1 kept,
+// which becomes high) or above p1. Returns the sample's index in the source.
 template <class Source>
-__device__ int pivot_rounds(const Source& src, const Limits& lim, int cand, float cand_w, uint64_t seed, int row,
-                            uint32_t step_base, Scratch& s) {
-  const Segment seg(src.n);
-  float p0 = cand_w, high = 1.0f;
-  float p1 = p0 > 0.0f ? fminf(fmaxf(sqrtf(p0 * high), p0), high) : 0.5f;
+__device__ int pivot_rounds(const Source& src, const Limits& lim, int cand, float cand_w, float high, uint64_t seed,
+                            int row, uint32_t step_base, Scratch& s) {
+  float p0 = cand_w;
+  float p1 = p0 > 0.0f ? fminf(fmaxf(sqrtf(p0 * high), p0), high) : 0.5f * high;
   for (int round = 1; round <= kMaxRounds; ++round) {
-    float mass[2] = {0.0f, 0.0f};
-    int count[2] = {0, 0};
-    for (int k = 0; k < seg.per; ++k) {
-      const int i = seg.element_of(threadIdx.x, k);
-      if (i >= src.n) break;
-      const float w = src.weight(i);
-      if (w > p0) {
-        mass[0] += w;
-        ++count[0];
-      }
-      if (w > p1) {
-        mass[1] += w;
-        ++count[1];
-      }
-    }
+    const float pivots[2] = {p0, p1};
+    float mass[2];
+    int count[2];
+    sums_above(src, pivots, mass, count);
     const float u = uniforms(seed, row, step_base + round, 0).x;
     const float uu[2] = {u, u};
-    const Choice<2> choice = choose_threads<2>(mass, count, uu, s);
+    const Choice<2> choice = choose_warps<2>(mass, count, uu, s);
     D2K_EVENT(7);
     if (lim.keeps(choice.count[0], choice.total[0])) return cand;
     const bool keep1 = lim.keeps(choice.count[1], choice.total[1]);
     const int level = keep1 ? 0 : 1;
     if (keep1) high = p1;
-    rescan_segment(src, choice.thread[level], choice.local_target[level], level == 0 ? p0 : p1, s);
+    rescan_segment(src, level_of(choice, level), level == 0 ? p0 : p1, s);
     if (s.pick_index >= 0) {
       cand = s.pick_index;
       p0 = s.pick_weight;
@@ -565,7 +583,7 @@ __device__ int64_t sample_whole_row(const Problem& pb, int row, float scale, flo
   const float u = uniforms(pb.seed, row, kStepRowDraw, 0).x;
   const int cand = draw_above(src, floor, u, s, &w, &count, &mass);
   if (cand < 0) return fallback;
-  return pivot_rounds(src, lim, cand, w, pb.seed, row, kStepRowDraw, s);
+  return pivot_rounds(src, lim, cand, w, 1.0f, pb.seed, row, kStepRowDraw, s);
 }
 
 // The row's top-k as a count limit: INT_MAX when k <= 0 or k >= vocab (no limit).
@@ -720,6 +738,14 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
 
   // The listed tokens at or above the row's level, packed in chunk order, as weights (0 below it).
+  // Meanwhile warp 0 of a row whose chunks drew proposals reads the row's first proposal, an exact
+  // draw from the whole row (a chunk by mass, then that chunk's own draw).
+  __shared__ Proposal first;
+  Proposal mine{-1, -INFINITY};
+  if (wide && warp == 0) {
+    const Proposal& pr = proposal(chunk_by_mass(uniforms(pb.seed, row, kStepDecide, 1).x), 0);
+    mine = Proposal{__ldcg(&pr.token), __ldcg(&pr.y)};
+  }
   const int n = row_listed;
   const float level = row_level;
   for (int c = warp; c < pb.chunks; c += kWarps) {
@@ -729,26 +755,67 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       list_weights[begin + i] = y >= level ? ex2(y - m) : 0.0f;
     }
   }
+  if (threadIdx.x == 0) first = mine;
   __syncthreads();
   D2K_PHASE(mark, 4);
   const ListSource src{list_weights, n};
-  float cand_w, mass_listed;
-  int count_listed;
-  const int cand = draw_above(src, 0.0f, uniforms(pb.seed, row, kStepDecide, 0).x, s, &cand_w, &count_listed,
-                              &mass_listed);
-  const bool complete = count_listed >= lim.k_limit || (!lim.no_p && mass_listed >= lim.limit_mass);
-  D2K_PHASE(mark, 5);
-  if (complete && cand >= 0) {
-    const int j = pivot_rounds(src, lim, cand, cand_w, pb.seed, row, kStepRounds, s);
-    D2K_PHASE(mark, 6);
-    if (threadIdx.x == 0) {
-      int c = 0;
-      while (c + 1 < pb.chunks && chunk_begin[c + 1] <= j) ++c;
-      pb.samples[row] = __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
+  // Thread 0: the token of packed entry j.
+  auto token_of = [&](int j) {
+    int c = 0;
+    while (c + 1 < pb.chunks && chunk_begin[c + 1] <= j) ++c;
+    return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
+  };
+  if (wide) {
+    // One pass: the list's completeness, the first proposal p (weight w0) and a midpoint p1 above
+    // it. Above w0 the list's counts are exact when p is listed (every heavier token is), else a
+    // lower bound, which can only prove p dropped; a p it cannot judge goes to kernel 3.
+    const Proposal p = first;
+    const float w0 = p.token >= 0 ? weight_of(p.y, m) : 0.0f;
+    const bool listed = p.token >= 0 && p.y >= level;
+    const float p1 = listed ? fminf(fmaxf(sqrtf(w0), w0), 1.0f) : INFINITY;
+    const float pivots[3] = {0.0f, w0, p1};
+    float mass[3];
+    int count[3];
+    sums_above(src, pivots, mass, count);
+    const float u = uniforms(pb.seed, row, kStepDecide, 0).x;
+    const float uu[3] = {u, u, u};
+    const Choice<3> ch = choose_warps<3>(mass, count, uu, s);
+    const bool complete = ch.count[0] >= lim.k_limit || (!lim.no_p && ch.total[0] >= lim.limit_mass);
+    const bool kept = lim.keeps(ch.count[1], ch.total[1]);
+    D2K_PHASE(mark, 5);
+    if (complete && p.token >= 0 && listed && kept) {
+      if (threadIdx.x == 0) pb.samples[row] = p.token;
+      return;
     }
-    return;
-  }
-  if (!wide) {
+    if (complete && p.token >= 0 && !kept) {
+      // p is dropped: the next candidate comes from the list above w0, or above p1 when p1 is
+      // dropped too, and the rounds go on from there.
+      const bool keep1 = listed && lim.keeps(ch.count[2], ch.total[2]);
+      const bool above_p1 = listed && !keep1;
+      rescan_segment(src, level_of(ch, above_p1 ? 2 : 1), above_p1 ? p1 : w0, s);
+      const int cand = s.pick_index;
+      const float cand_w = s.pick_weight;
+      __syncthreads();
+      if (cand >= 0) {
+        const int j = pivot_rounds(src, lim, cand, cand_w, keep1 ? p1 : 1.0f, pb.seed, row, kStepRounds, s);
+        D2K_PHASE(mark, 6);
+        if (threadIdx.x == 0) pb.samples[row] = token_of(j);
+        return;
+      }
+    }
+  } else {
+    float cand_w, mass_listed;
+    int count_listed;
+    const int cand = draw_above(src, 0.0f, uniforms(pb.seed, row, kStepDecide, 0).x, s, &cand_w, &count_listed,
+                                &mass_listed);
+    const bool complete = count_listed >= lim.k_limit || (!lim.no_p && mass_listed >= lim.limit_mass);
+    D2K_PHASE(mark, 5);
+    if (complete && cand >= 0) {
+      const int j = pivot_rounds(src, lim, cand, cand_w, 1.0f, pb.seed, row, kStepRounds, s);
+      D2K_PHASE(mark, 6);
+      if (threadIdx.x == 0) pb.samples[row] = token_of(j);
+      return;
+    }
     // A top-k row whose chunks could not list enough tokens (heavy ties): sample the whole row.
     const int64_t token = sample_whole_row(pb, row, scale, m, lim, 0.0f, 0, s);
     D2K_PHASE(mark, 10);
@@ -969,7 +1036,7 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
       }
     }
     const float zero[kProposals] = {};
-    const Choice<kProposals> sums = choose_threads<kProposals>(mass, count, zero, s);
+    const Choice<kProposals> sums = choose_warps<kProposals>(mass, count, zero, s);
     float* part = ws.partials + (static_cast<int64_t>(which) * pb.chunks + chunk) * 2 * kProposals;
     if (threadIdx.x < kProposals) {
       part[threadIdx.x] = static_cast<float>(sums.count[threadIdx.x]);
@@ -1066,7 +1133,7 @@ int32_t d2k_native_abi_version(void) { return D2K_NATIVE_ABI_VERSION; }
 // Profiling build only: the phases the counters stand for, in counter order.
 extern "C" D2K_NATIVE_EXPORT const char* d2k_sampling_phase_names(void) {
   return "chunk load + scale + max;chunk depth sample;chunk mass + list;chunk proposals;"
-         "decide records + list load;decide first draw;decide pivot rounds;(event) a list round;"
+         "decide records + list load;decide first draw or proposal test;decide pivot rounds;(event) a list round;"
          "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 2;verify chunk pass;"
          "(event) proposal accepted;whole-row sampling in kernel 3;(event) depth made shallower";
 }
