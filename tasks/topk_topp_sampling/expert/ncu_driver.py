@@ -23,7 +23,6 @@ on the GPU machine:
         --metrics gpu__time_duration.sum python3 $D $S b64 3
 """
 
-import importlib.util
 import json
 import pathlib
 import sys
@@ -33,14 +32,13 @@ import torch
 EXPERT_DIR = pathlib.Path(__file__).resolve().parent
 TASK_DIR = EXPERT_DIR.parent
 sys.path.insert(0, str(EXPERT_DIR))
-import check  # noqa: E402
+import check  # noqa: E402  (puts tasks/ on the path for check_support)
+import check_support  # noqa: E402
 
 
 def main():
     source, label, calls = pathlib.Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-    spec = importlib.util.spec_from_file_location("get_inputs", TASK_DIR / "get_inputs.py")
-    inputs = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(inputs)
+    inputs = check_support.load_module(TASK_DIR / "get_inputs.py", "sampling_get_inputs")
     config = json.loads((TASK_DIR / "config.json").read_text())
     entry = next(e for e in config["workloads"] if label in e["label"])
     sampler = check._NativeSampler(source)
