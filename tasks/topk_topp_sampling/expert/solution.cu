@@ -311,6 +311,28 @@ __device__ ListSlots scan_counts(int count, int (&warp_counts)[kWarps]) {
   return out;
 }
 
+// The warp where `target` falls by the warps' masses in order: the first whose running mass
+// exceeds it, else the last with mass (-1 when none has mass); *before receives the mass of the
+// warps before it.
+__device__ __forceinline__ int warp_of_target(const float (&warp_mass)[kWarps], float target, float* before) {
+  int pick = -1, last = -1;
+  float pick_before = 0.0f, last_before = 0.0f, running = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    if (warp_mass[w] > 0.0f) {
+      if (pick < 0 && running + warp_mass[w] > target) {
+        pick = w;
+        pick_before = running;
+      }
+      last = w;
+      last_before = running;
+    }
+    running += warp_mass[w];
+  }
+  *before = pick < 0 ? last_before : pick_before;
+  return pick < 0 ? last : pick;
+}
+
 // Inverse-CDF choice at each of Levels levels, one barrier: mass[l] >= 0 and count[l] are this
 // thread's sums, u[l] in [0, 1). Afterwards every thread knows each level's totals and the warp
 // where u[l] times the total falls by the warps' masses in order (-1 when nothing has mass), with
@@ -351,27 +373,10 @@ __device__ Choice<Levels> choose_warps(const float (&mass)[Levels], const int (&
       all += s.warp_count[l][w];
     }
     const float target = u[l] * total;
-    int pick = -1, last = -1;
-    float before = 0.0f, last_before = 0.0f, running = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      if (warp_mass[w] > 0.0f) {
-        if (pick < 0 && running + warp_mass[w] > target) {
-          pick = w;
-          before = running;
-        }
-        last = w;
-        last_before = running;
-      }
-      running += warp_mass[w];
-    }
-    if (pick < 0) {
-      pick = last;
-      before = last_before;
-    }
+    float before;
     out.total[l] = total;
     out.count[l] = all;
-    out.warp[l] = pick;
+    out.warp[l] = warp_of_target(warp_mass, target, &before);
     out.in_warp[l] = target - before;
   }
   return out;
@@ -948,25 +953,8 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
     // Lane i < kProposals: proposal i's target, its warp (-1: the chunk has no mass) and the
     // mass of the warps before it.
     const float my_target = (lane == 0 ? u4.x : lane == 1 ? u4.y : lane == 2 ? u4.z : u4.w) * chunk_mass;
-    int my_pick = -1, last = -1;
-    float my_before = 0.0f, last_before = 0.0f, running = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const float wm = cs.warp_mass[w];  // never written again
-      if (wm > 0.0f) {
-        if (my_pick < 0 && running + wm > my_target) {
-          my_pick = w;
-          my_before = running;
-        }
-        last = w;
-        last_before = running;
-      }
-      running += wm;
-    }
-    if (my_pick < 0) {
-      my_pick = last;
-      my_before = last_before;
-    }
+    float my_before;
+    const int my_pick = warp_of_target(cs.warp_mass, my_target, &my_before);  // warp_mass is never written again
 #pragma unroll
     for (int i = 0; i < kProposals; ++i) {
       const int pick = __shfl_sync(kFull, my_pick, i);
