@@ -87,20 +87,22 @@ constexpr int kPerThread = 4 * kQuadsPerThread;
 constexpr int kChunk = kThreads * kPerThread;  // tokens per chunk CTA
 constexpr int kListCap = 384;                  // listed tokens per chunk
 constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
+constexpr int kMaxBatch = 65535;               // rows are kernel 1's grid y
 constexpr int kProposals = 4;
-// Candidate list depths below the chunk maximum, in octaves: 32 bins with upper edges 0.5, 1, ...,
-// 8 (half octaves), 9, ..., 16, then 22, 28, ..., 64, deep enough for cold rows whose maximum
-// stands far above the rest.
-constexpr int kDepthBins = 32;
-__device__ __forceinline__ float depth_edge(int bin) {
-  return bin < 16 ? 0.5f * (bin + 1) : bin < 24 ? 8.0f + (bin - 15) : 16.0f + 6.0f * (bin - 23);
+// Candidate list depths below the chunk maximum, in octaves, as 64 bins of depth + 1 by its
+// binary exponent and top three mantissa bits: an eighth of an octave of depth + 1 wide, so an
+// eighth of an octave of depth near the maximum and 16 octaves at depth 127; the last bin also
+// holds everything deeper, -inf included. A bin costs three integer operations from the float.
+constexpr int kDepthBins = 64;
+// The bin of y in a chunk of maximum m, given m_plus_1 = m + 1.
+__device__ __forceinline__ int depth_bin(float m_plus_1, float y) {
+  const int b = static_cast<int>(__float_as_uint(m_plus_1 - y) >> 20) - (127 << 3);
+  return min(max(b, 0), kDepthBins - 1);
 }
-// The bin of a depth (>= 0); kDepthBins for depths beyond the last edge.
-__device__ __forceinline__ int depth_bin(float depth) {
-  if (depth < 8.0f) return static_cast<int>(2.0f * depth);
-  if (depth < 16.0f) return 16 + static_cast<int>(depth - 8.0f);
-  if (depth < 64.0f) return 24 + static_cast<int>((depth - 16.0f) * (1.0f / 6.0f));
-  return kDepthBins;
+// The depth at the upper edge of a bin: 2^(bin / 8) * (1 + (bin % 8 + 1) / 8) - 1, exactly (a
+// mantissa field of 8 carries into the exponent, which is 2^(bin / 8 + 1)).
+__device__ __forceinline__ float depth_edge(int bin) {
+  return __uint_as_float((((bin >> 3) + 127) << 23) + (((bin & 7) + 1) << 20)) - 1.0f;
 }
 constexpr int kSampleEvery = 8;                  // the depth is picked from every 8th token
 constexpr int kMaxRounds = 96;  // never reached: the bracket reaches adjacent floats long before
@@ -108,17 +110,18 @@ constexpr float kLog2e = 1.4426950408889634f;
 constexpr unsigned kFull = 0xffffffffu;
 
 // Random streams: (row, step, who) is unique per use.
-constexpr uint32_t kStepDecide = 0;         // who 0: the list draw, who 1: the proposals' chunks
-constexpr uint32_t kStepRounds = 1;         // + round, list rounds
-constexpr uint32_t kStepProposals = 0x10000;  // who = chunk
-constexpr uint32_t kStepRowDraw = 0x20000;    // + round, rounds over the whole row
+constexpr uint32_t kStepDecide = 0;  // who 0: the list draw, 1: the proposals' chunks, 2: their tokens
+constexpr uint32_t kStepRounds = 1;  // + round, list rounds
+constexpr uint32_t kStepRowDraw = 0x20000;  // + round, rounds over the whole row
 
-struct ChunkRecord {
+struct alignas(16) ChunkRecord {
   float m;      // chunk maximum of y
-  float mass;   // sum of 2^(y - m) over the chunk
+  float mass;   // sum of 2^(y - m) over the chunk, the warp masses added in order
   float level;  // every token with y >= level is listed; +inf when none could be
   int listed;   // list entries; the rest of the chunk's kListCap slots hold -inf
+  float warp_mass[kWarps];  // each warp's share of the mass, as its last lane's inclusive sum
 };
+static_assert(sizeof(ChunkRecord) == 48, "a record is three float4s");
 
 struct Proposal {
   int token;
@@ -143,13 +146,12 @@ struct Workspace {
   ChunkRecord* records;       // [batch][chunks]
   float* list_y;              // [batch][chunks][kListCap]
   int* list_token;            // [batch][chunks][kListCap]
-  Proposal* proposals;        // [batch][chunks][kProposals]
   FlaggedRow* flagged;        // [batch]
   float* partials;            // [batch][chunks][2 * kProposals]: counts (as float) and masses
 };
 
 struct WorkspaceLayout {
-  static constexpr int kArrays = 8;
+  static constexpr int kArrays = 7;
   size_t offsets[kArrays] = {};
   size_t bytes = 0;
   WorkspaceLayout(int64_t batch, int64_t chunks) {
@@ -159,7 +161,6 @@ struct WorkspaceLayout {
         sizeof(ChunkRecord) * batch * chunks,
         sizeof(float) * batch * chunks * kListCap,
         sizeof(int) * batch * chunks * kListCap,
-        sizeof(Proposal) * batch * chunks * kProposals,
         sizeof(FlaggedRow) * batch,
         sizeof(float) * batch * chunks * 2 * kProposals,
     };
@@ -172,8 +173,8 @@ struct WorkspaceLayout {
     char* b = static_cast<char*>(base);
     return Workspace{reinterpret_cast<unsigned*>(b + offsets[0]), reinterpret_cast<unsigned*>(b + offsets[1]),
                      reinterpret_cast<ChunkRecord*>(b + offsets[2]), reinterpret_cast<float*>(b + offsets[3]),
-                     reinterpret_cast<int*>(b + offsets[4]),        reinterpret_cast<Proposal*>(b + offsets[5]),
-                     reinterpret_cast<FlaggedRow*>(b + offsets[6]), reinterpret_cast<float*>(b + offsets[7])};
+                     reinterpret_cast<int*>(b + offsets[4]),        reinterpret_cast<FlaggedRow*>(b + offsets[5]),
+                     reinterpret_cast<float*>(b + offsets[6])};
   }
 };
 
@@ -210,7 +211,7 @@ struct ChunkScratch {
   float warp_max[kWarps];
   float warp_mass[kWarps];   // each warp's mass, as its last lane's inclusive sum
   int warp_count[2][kWarps];  // each warp's listed tokens
-  int depth_bins[kDepthBins + 1];  // sampled tokens per depth bin, the last one deeper
+  int depth_bins[kDepthBins];  // sampled tokens per depth bin
 };
 
 __device__ __forceinline__ float4 uniforms(uint64_t seed, uint32_t row, uint32_t step, uint32_t who) {
@@ -277,15 +278,24 @@ __device__ float block_max(float v, float (&warp_maxima)[kWarps]) {
 
 // The list depth, a depth bin, picked from the sampled tokens' bins (every warp picks the same):
 // for a top-k row (k_limit <= kListCap) the shallowest depth whose estimate holds 2k + 16 tokens,
-// otherwise (or when that is deeper) the deepest whose estimate fits 7/8 of the list.
+// otherwise (or when that is deeper) the deepest whose estimate fits 7/8 of the list. Estimates
+// grow with depth, so the bins that fit are a prefix and those that hold enough a suffix, and
+// counting them gives the bin.
 __device__ int pick_depth(const int* depth_bins, int k_limit) {
   const int lane = threadIdx.x & 31;
-  // Lane j: the estimated tokens within depth_edge(j) of the maximum.
-  const int estimate = kSampleEvery * warp_inclusive_sum(depth_bins[lane], lane);
-  const unsigned fits = __ballot_sync(kFull, 8 * estimate <= 7 * kListCap);
-  const unsigned enough = __ballot_sync(kFull, k_limit <= kListCap && estimate >= 2 * k_limit + 16);
-  int depth = fits != 0 ? 31 - __clz(fits) : 0;  // estimates grow with depth
-  if (enough != 0) depth = min(depth, __ffs(enough) - 1);
+  // Lane j: the estimated tokens within depth_edge(2j + 1), and within depth_edge(2j).
+  const int odd = depth_bins[2 * lane + 1];
+  const int through_odd = kSampleEvery * warp_inclusive_sum(depth_bins[2 * lane] + odd, lane);
+  const int through_even = through_odd - kSampleEvery * odd;
+  auto bins_where = [](bool even, bool odd_bin) {
+    return __popc(__ballot_sync(kFull, even)) + __popc(__ballot_sync(kFull, odd_bin));
+  };
+  const int fitting = bins_where(8 * through_even <= 7 * kListCap, 8 * through_odd <= 7 * kListCap);
+  int depth = max(fitting - 1, 0);
+  if (k_limit <= kListCap) {
+    const int enough = bins_where(through_even >= 2 * k_limit + 16, through_odd >= 2 * k_limit + 16);
+    if (enough > 0) depth = min(depth, kDepthBins - enough);
+  }
   return depth;
 }
 
@@ -670,16 +680,112 @@ __device__ __forceinline__ float stage_scaled_chunk(const Problem& pb, int row, 
   return local_max;
 }
 
+// The mass of a float4 of y relative to m, as every pass that sums a thread's share adds it
+// (mass += quad_mass(...) over q in order), so a share's mass has the same bits wherever it is
+// computed. ex2(-inf) = 0.
+__device__ __forceinline__ float quad_mass(const float4& y, float m) {
+  return ex2(y.x - m) + ex2(y.y - m) + ex2(y.z - m) + ex2(y.w - m);
+}
+
+// Shifts into `below` one bit per component of y, in order: the sign of y - level, which is set
+// exactly when y < level (a difference that flushes to zero keeps its sign). Two instructions a
+// token: the subtraction and a funnel shift.
+__device__ __forceinline__ unsigned shift_in_below(unsigned below, const float4& y, float level) {
+  below = __funnelshift_l(__float_as_uint(y.x - level), below, 1);
+  below = __funnelshift_l(__float_as_uint(y.y - level), below, 1);
+  below = __funnelshift_l(__float_as_uint(y.z - level), below, 1);
+  return __funnelshift_l(__float_as_uint(y.w - level), below, 1);
+}
+
+// Thread t's share of a chunk as y, read from global memory exactly as stage_scaled_chunk stages
+// it (-inf past the row's end).
+__device__ __forceinline__ void load_scaled_share(const Problem& pb, int row, int chunk, int t, float scale,
+                                                  float4 (&y)[kQuadsPerThread]) {
+  const float* src = pb.logits + row * pb.row_stride + chunk * kChunk;
+  const int len = min(kChunk, pb.vocab - chunk * kChunk);
+#pragma unroll
+  for (int q = 0; q < kQuadsPerThread; ++q) {
+    const int at = 4 * (t + q * kThreads);
+    float4 f = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+    if (pb.vectorized && at + 4 <= len) {
+      f = __ldcg(reinterpret_cast<const float4*>(src + at));
+    } else {
+      if (at < len) f.x = __ldcg(src + at);
+      if (at + 1 < len) f.y = __ldcg(src + at + 1);
+      if (at + 2 < len) f.z = __ldcg(src + at + 2);
+      if (at + 3 < len) f.w = __ldcg(src + at + 3);
+    }
+    y[q] = make_float4(__fmul_rn(f.x, scale), __fmul_rn(f.y, scale), __fmul_rn(f.z, scale), __fmul_rn(f.w, scale));
+  }
+}
+
+// A draw from one chunk in proportion to weight 2^(y - m_c), made by one warp of the decision
+// with one uniform u, exactly as kernel 1 would have made it from its staged chunk: the chunk's
+// warp where u * mass falls by the recorded warp masses, that warp's lane by its threads' masses,
+// then an element of that thread's share by the running weights. begin() picks the warp and
+// starts the loads of its 32 shares; finish() waits for them and picks the token.
+struct ChunkDraw {
+  int chunk = 0;
+  int source_warp = -1;  // -1: the chunk has no mass
+  float m = 0.0f;
+  float in_warp = 0.0f;
+  float4 share[kQuadsPerThread];
+
+  __device__ void begin(const Problem& pb, int row, int c, const ChunkRecord& r, float scale, float u) {
+    chunk = c;
+    m = r.m;
+    const float target = u * r.mass;
+    float before;
+    source_warp = warp_of_target(r.warp_mass, target, &before);
+    in_warp = target - before;
+    if (source_warp >= 0) load_scaled_share(pb, row, c, 32 * source_warp + (threadIdx.x & 31), scale, share);
+  }
+
+  // `elements` is this warp's own 32-float scratch.
+  __device__ Proposal finish(float* elements) const {
+    const int lane = threadIdx.x & 31;
+    if (source_warp < 0) return Proposal{-1, -INFINITY};
+    float mass = 0.0f;
+#pragma unroll
+    for (int q = 0; q < kQuadsPerThread; ++q) mass += quad_mass(share[q], m);
+    const float incl = warp_inclusive_sum(mass, lane);
+    const float up = __shfl_up_sync(kFull, incl, 1);  // every lane takes part
+    const float lane_before = lane == 0 ? 0.0f : up;
+    const int t_lane = max(first_crossing(mass > 0.0f, incl, in_warp), 0);
+    const float in_lane = in_warp - __shfl_sync(kFull, lane_before, t_lane);
+    if (lane == t_lane) {
+#pragma unroll
+      for (int q = 0; q < kQuadsPerThread; ++q) reinterpret_cast<float4*>(elements)[q] = share[q];
+    }
+    __syncwarp();
+    const float y = elements[lane];  // element e = 4 q + c of the chosen thread
+    __syncwarp();
+    const float w = weight_of(y, m);
+    const int e = first_crossing(w > 0.0f, warp_inclusive_sum(w, lane), in_lane);
+    const float picked_y = __shfl_sync(kFull, y, max(e, 0));
+    if (e < 0) return Proposal{-1, -INFINITY};
+    return Proposal{chunk_token(chunk, 32 * source_warp + t_lane, e >> 2, e & 3), picked_y};
+  }
+};
+
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
 // kListCap slots, padded with -inf, so the row's lists are one contiguous block, copied whole into
 // shared memory while warp 0 reads the records: a single round trip to L2. The listed entries are
-// then packed, as weights, into a second array that the draws scan.
+// then packed, as weights, into a second array that the draws scan. A row whose chunks have no
+// small top-k also draws its first proposal: warp 0 picks the chunk and starts the loads of the
+// shares it draws from before the block's first barrier, and finishes the draw while the other
+// warps pack.
 __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float scale, float* smem,
                            Scratch& s) {
   __shared__ float row_m, row_z, row_level;
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
   __shared__ float chunk_mass[kMaxChunks];  // each chunk's mass relative to the row maximum
+  __shared__ ChunkRecord recs[kMaxChunks];
+  __shared__ float draw_elements[kProposals][32];  // one per warp that draws a proposal
+  __shared__ Proposal drawn[kProposals];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int k_limit = k_limit_of(pb, row);
+  const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
   const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
   const int slots = pb.chunks * kListCap;
@@ -693,15 +799,24 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + i) : "memory");
     }
   }
+  // Warps w < kProposals, any time after the first barrier: the chunk where u times the row's
+  // mass falls, by the chunks' masses in order.
+  auto chunk_by_mass = [&](float u) {
+    const float mass = chunk_mass[lane];
+    const float running = warp_inclusive_sum(mass, lane);
+    return max(first_crossing(mass > 0.0f, running, u * __shfl_sync(kFull, running, 31)), 0);
+  };
+  ChunkDraw first_draw;
   if (warp == 0) {
     const bool member = lane < pb.chunks;
-    ChunkRecord r{-INFINITY, 0.0f, -INFINITY, 0};
+    ChunkRecord r{-INFINITY, 0.0f, -INFINITY, 0, {}};
     if (member) {
-      r.m = __ldcg(&rec[lane].m);
-      r.mass = __ldcg(&rec[lane].mass);
-      r.level = __ldcg(&rec[lane].level);
-      r.listed = __ldcg(&rec[lane].listed);
+      const float4* from = reinterpret_cast<const float4*>(rec + lane);
+      const float4 head = __ldcg(from), low = __ldcg(from + 1), high = __ldcg(from + 2);
+      r = ChunkRecord{head.x, head.y, head.z, __float_as_int(head.w),
+                      {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w}};
     }
+    recs[lane] = r;
     const float m = warp_max(r.m);
     const float mass = r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f;
     chunk_mass[lane] = mass;
@@ -716,51 +831,55 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       row_level = level;
     }
     if (lane == 31) row_listed = incl;
+    if (wide) {
+      __syncwarp();
+      const int c = chunk_by_mass(uniforms(pb.seed, row, kStepDecide, 1).x);
+      first_draw.begin(pb, row, c, recs[c], scale, uniforms(pb.seed, row, kStepDecide, 2).x);
+    }
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
   const float m = row_m;
   const Limits lim = limits_of(pb, row, row_z);
-  const bool wide = lim.k_limit > kListCap;  // its chunks drew proposals
-  // Warp 0 only: the chunk where u times the row's mass falls, by the chunks' masses in order.
-  auto chunk_by_mass = [&](float u) {
-    const float mass = chunk_mass[lane];
-    const float running = warp_inclusive_sum(mass, lane);
-    return max(first_crossing(mass > 0.0f, running, u * __shfl_sync(kFull, running, 31)), 0);
-  };
-  auto proposal = [&](int chunk, int i) -> const Proposal& {
-    return ws.proposals[(static_cast<int64_t>(row) * pb.chunks + chunk) * kProposals + i];
+  // Draws proposal i (a chunk by mass, then that chunk's draw: an exact draw from the whole row),
+  // by warp i alone.
+  auto draw_proposal = [&](int i) {
+    const float u_chunk = component(uniforms(pb.seed, row, kStepDecide, 1), i);
+    const float u_token = component(uniforms(pb.seed, row, kStepDecide, 2), i);
+    const int c = chunk_by_mass(u_chunk);
+    ChunkDraw d;
+    d.begin(pb, row, c, recs[c], scale, u_token);
+    return d.finish(draw_elements[i]);
   };
 
   if (wide && lim.no_p && lim.k_limit == INT_MAX) {
-    // No limit: the proposal is the sample.
+    // No limit: the first proposal is the sample.
     D2K_EVENT(8);
     if (warp == 0) {
-      const int chosen = chunk_by_mass(uniforms(pb.seed, row, kStepDecide, 1).x);
-      if (lane == 0) pb.samples[row] = __ldcg(&proposal(chosen, 0).token);
+      const Proposal p = first_draw.finish(draw_elements[0]);
+      if (lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
     }
     return;
   }
 
-  // The listed tokens at or above the row's level, packed in chunk order, as weights (0 below it).
-  // Meanwhile warp 0 of a row whose chunks drew proposals reads the row's first proposal, an exact
-  // draw from the whole row (a chunk by mass, then that chunk's own draw).
-  __shared__ Proposal first;
-  Proposal mine{-1, -INFINITY};
-  if (wide && warp == 0) {
-    const Proposal& pr = proposal(chunk_by_mass(uniforms(pb.seed, row, kStepDecide, 1).x), 0);
-    mine = Proposal{__ldcg(&pr.token), __ldcg(&pr.y)};
-  }
+  // The listed tokens at or above the row's level, packed in chunk order, as weights (0 below it),
+  // by warps 1.. while warp 0 finishes the first proposal of a wide row.
   const int n = row_listed;
   const float level = row_level;
-  for (int c = warp; c < pb.chunks; c += kWarps) {
-    const int begin = chunk_begin[c], len = chunk_begin[c + 1] - begin;
-    for (int i = lane; i < len; i += 32) {
-      const float y = lists[c * kListCap + i];
-      list_weights[begin + i] = y >= level ? ex2(y - m) : 0.0f;
+  const int packers = wide ? kWarps - 1 : kWarps;
+  const int packer = wide ? warp - 1 : warp;
+  if (wide && warp == 0) {
+    const Proposal p = first_draw.finish(draw_elements[0]);
+    if (lane == 0) drawn[0] = p;
+  } else {
+    for (int c = packer; c < pb.chunks; c += packers) {
+      const int begin = chunk_begin[c], len = chunk_begin[c + 1] - begin;
+      for (int i = lane; i < len; i += 32) {
+        const float y = lists[c * kListCap + i];
+        list_weights[begin + i] = y >= level ? ex2(y - m) : 0.0f;
+      }
     }
   }
-  if (threadIdx.x == 0) first = mine;
   __syncthreads();
   D2K_PHASE(mark, 4);
   const ListSource src{list_weights, n};
@@ -774,7 +893,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     // One pass: the list's completeness, the first proposal p (weight w0) and a midpoint p1 above
     // it. Above w0 the list's counts are exact when p is listed (every heavier token is), else a
     // lower bound, which can only prove p dropped; a p it cannot judge goes to kernel 3.
-    const Proposal p = first;
+    const Proposal p = drawn[0];
     const float w0 = p.token >= 0 ? weight_of(p.y, m) : 0.0f;
     const bool listed = p.token >= 0 && p.y >= level;
     const float p1 = listed ? fminf(fmaxf(sqrtf(w0), w0), 1.0f) : INFINITY;
@@ -827,11 +946,15 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     if (threadIdx.x == 0) pb.samples[row] = token;
     return;
   }
-  // Flag the row for kernel 3 with kProposals exact draws from the whole row.
+  // Flag the row for kernel 3 with kProposals exact draws from the whole row: the first one, and
+  // kProposals - 1 more drawn by warps 1.. at once.
   D2K_EVENT(9);
-  if (warp == 0) {
-    const float4 u = uniforms(pb.seed, row, kStepDecide, 1);
-    const float us[kProposals] = {u.x, u.y, u.z, u.w};
+  if (warp >= 1 && warp < kProposals) {
+    const Proposal p = draw_proposal(warp);
+    if (lane == 0) drawn[warp] = p;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
     FlaggedRow f;
     f.row = row;
     f.k_limit = lim.k_limit;
@@ -841,14 +964,10 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     f.scale = scale;
 #pragma unroll
     for (int i = 0; i < kProposals; ++i) {
-      const Proposal& pr = proposal(chunk_by_mass(us[i]), i);
-      f.token[i] = __ldcg(&pr.token);
-      f.weight[i] = f.token[i] >= 0 ? weight_of(__ldcg(&pr.y), m) : 0.0f;
+      f.token[i] = drawn[i].token;
+      f.weight[i] = f.token[i] >= 0 ? weight_of(drawn[i].y, m) : 0.0f;
     }
-    if (lane == 0) {
-      const unsigned slot = atomicAdd(&ws.counters[0], 1u);
-      ws.flagged[slot] = f;
-    }
+    ws.flagged[atomicAdd(&ws.counters[0], 1u)] = f;
   }
 }
 
@@ -856,60 +975,51 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   extern __shared__ float4 buffer[];  // the chunk as y, this thread's float4 q at buffer[threadIdx.x + q * kThreads]
   __shared__ ChunkScratch cs;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int row = blockIdx.x / pb.chunks;
-  const int chunk = blockIdx.x - row * pb.chunks;
+  const int chunk = blockIdx.x, row = blockIdx.y;
   const float scale = kLog2e / pb.temperature[row];
+  const int k_limit = k_limit_of(pb, row);
   const float* ys = reinterpret_cast<const float*>(buffer);
   // Element e = 4 q + c of thread t's share (t's e-th token in chunk order) sits at ys[y_slot(t, e)].
   auto y_slot = [](int t, int e) { return 4 * (t + (e >> 2) * kThreads) + (e & 3); };
-  if (blockIdx.x == 0) {  // kernel 3's counters; the workspace is undefined at every call
+  if (chunk == 0 && row == 0) {  // kernel 3's counters; the workspace is undefined at every call
     for (int i = threadIdx.x; i < pb.batch; i += kThreads) ws.verify_arrivals[i] = 0;
     if (threadIdx.x < 2) ws.counters[threadIdx.x] = 0;
   }
 
   D2K_MARK(mark);
-  if (threadIdx.x <= kDepthBins) cs.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
+  if (threadIdx.x < kDepthBins) cs.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
   const float m = block_max(stage_scaled_chunk(pb, row, chunk, scale, buffer), cs.warp_max);
   D2K_PHASE(mark, 0);
 
   // The depths below m of every kSampleEvery-th token, binned, pick the list depth.
   if (m != -INFINITY) {
+    const float m_plus_1 = m + 1.0f;
 #pragma unroll
     for (int q = 0; q < kQuadsPerThread; q += kSampleEvery / 4)
-      atomicAdd(&cs.depth_bins[depth_bin(m - buffer[threadIdx.x + q * kThreads].x)], 1);  // -inf: the last bin
+      atomicAdd(&cs.depth_bins[depth_bin(m_plus_1, buffer[threadIdx.x + q * kThreads].x)], 1);
   }
-  const int k_limit = k_limit_of(pb, row);
   __syncthreads();
   int depth = pick_depth(cs.depth_bins, k_limit);
   D2K_PHASE(mark, 1);
 
-  // One pass: the chunk's mass, and a bit per token of this thread at or above the level.
+  // One pass: the chunk's mass, and a bit per token of this thread at or above the level (bit
+  // 31 - e for element e, so the list is written in the thread's order by counting leading zeros).
   float level = m - depth_edge(depth);
   float mass = 0.0f;
   unsigned listed_bits = 0;
-  // The bits of float4 q's tokens at or above `lvl`, at bits 4 q .. 4 q + 3.
-  auto quad_bits = [](const float4& f, float lvl, int q) {
-    unsigned bits = 0;
-    if (f.x >= lvl) bits |= 1u << (4 * q);
-    if (f.y >= lvl) bits |= 2u << (4 * q);
-    if (f.z >= lvl) bits |= 4u << (4 * q);
-    if (f.w >= lvl) bits |= 8u << (4 * q);
-    return bits;
-  };
   if (m != -INFINITY) {
+    unsigned below = 0;
 #pragma unroll
     for (int q = 0; q < kQuadsPerThread; ++q) {
       const float4 f = buffer[threadIdx.x + q * kThreads];
-      mass += ex2(f.x - m) + ex2(f.y - m) + ex2(f.z - m) + ex2(f.w - m);  // ex2(-inf) = 0
-      listed_bits |= quad_bits(f, level, q);
+      mass += quad_mass(f, m);
+      below = shift_in_below(below, f, level);
     }
+    listed_bits = ~below;
   }
   const float mass_incl = warp_inclusive_sum(mass, lane);
   if (lane == 31) cs.warp_mass[warp] = mass_incl;  // published by scan_counts' barrier
   ListSlots slots = scan_counts(__popc(listed_bits), cs.warp_count[0]);
-  float chunk_mass = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) chunk_mass += cs.warp_mass[w];
   // Shallower while the list overflows; at depth 0 (ties beyond the list) list nothing, which the
   // decision recognizes by the level +inf.
   for (int retry = 1; m != -INFINITY && slots.listed > kListCap; ++retry) {
@@ -922,9 +1032,10 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
     }
     --depth;
     level = m - depth_edge(depth);
-    listed_bits = 0;
+    unsigned below = 0;
 #pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) listed_bits |= quad_bits(buffer[threadIdx.x + q * kThreads], level, q);
+    for (int q = 0; q < kQuadsPerThread; ++q) below = shift_in_below(below, buffer[threadIdx.x + q * kThreads], level);
+    listed_bits = ~below;
     slots = scan_counts(__popc(listed_bits), cs.warp_count[retry & 1]);
   }
 
@@ -934,48 +1045,29 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   float* out_y = ws.list_y + slot * kListCap;
   int* out_token = ws.list_token + slot * kListCap;
   int at = slots.offset;
-  for (unsigned bits = listed_bits; bits != 0; bits &= bits - 1) {
-    const int e = __ffs(bits) - 1;
+  for (unsigned bits = listed_bits; bits != 0; ++at) {
+    const int e = __clz(bits);
+    bits &= 0x7fffffffu >> e;
     out_y[at] = ys[y_slot(threadIdx.x, e)];
     out_token[at] = chunk_token(chunk, threadIdx.x, e >> 2, e & 3);
-    ++at;
   }
   for (int i = slots.listed + threadIdx.x; i < kListCap; i += kThreads) out_y[i] = -INFINITY;
   D2K_PHASE(mark, 2);
 
-  if (k_limit > kListCap) {
-    // kProposals draws from the chunk in proportion to weight: a warp by the warps' masses, a
-    // lane of it by the lanes' masses, then an element of that lane's share, each by the running
-    // sums in order. Every thread finds the warp; only that warp goes on, so no barrier is needed.
-    const float4 u4 = uniforms(pb.seed, row, kStepProposals, chunk);
-    const float mass_up = __shfl_up_sync(kFull, mass_incl, 1);  // every lane takes part
-    const float lane_before = lane == 0 ? 0.0f : mass_up;
-    // Lane i < kProposals: proposal i's target, its warp (-1: the chunk has no mass) and the
-    // mass of the warps before it.
-    const float my_target = (lane == 0 ? u4.x : lane == 1 ? u4.y : lane == 2 ? u4.z : u4.w) * chunk_mass;
-    float my_before;
-    const int my_pick = warp_of_target(cs.warp_mass, my_target, &my_before);  // warp_mass is never written again
+  // The record, with the warp masses from which the decision draws this chunk's proposals.
+  if (threadIdx.x == 0) {
+    float wm[kWarps], chunk_mass = 0.0f;
 #pragma unroll
-    for (int i = 0; i < kProposals; ++i) {
-      const int pick = __shfl_sync(kFull, my_pick, i);
-      Proposal out{-1, -INFINITY};
-      if (warp == pick) {
-        const float in_warp = __shfl_sync(kFull, my_target, i) - __shfl_sync(kFull, my_before, i);
-        const int t_lane = max(first_crossing(mass > 0.0f, mass_incl, in_warp), 0);
-        const float in_lane = in_warp - __shfl_sync(kFull, lane_before, t_lane);
-        const int t = 32 * warp + t_lane;
-        const float y = ys[y_slot(t, lane)];  // lane e reads element e of thread t
-        const float w = weight_of(y, m);
-        const int e = first_crossing(w > 0.0f, warp_inclusive_sum(w, lane), in_lane);
-        const float picked_y = __shfl_sync(kFull, y, max(e, 0));
-        if (e >= 0) out = Proposal{chunk_token(chunk, t, e >> 2, e & 3), picked_y};
-        if (lane == 0) ws.proposals[slot * kProposals + i] = out;
-      }
-      if (pick < 0 && threadIdx.x == 0) ws.proposals[slot * kProposals + i] = out;
+    for (int w = 0; w < kWarps; ++w) {
+      wm[w] = cs.warp_mass[w];
+      chunk_mass += wm[w];
     }
+    float4* out = reinterpret_cast<float4*>(ws.records + slot);
+    out[0] = make_float4(m, chunk_mass, level, __int_as_float(slots.listed));
+    out[1] = make_float4(wm[0], wm[1], wm[2], wm[3]);
+    out[2] = make_float4(wm[4], wm[5], wm[6], wm[7]);
   }
   D2K_PHASE(mark, 3);
-  if (threadIdx.x == 0) ws.records[slot] = ChunkRecord{m, chunk_mass, level, slots.listed};
 }
 
 __global__ void __launch_bounds__(kThreads) decide_kernel(Problem pb, Workspace ws) {
@@ -1105,7 +1197,11 @@ int check_call(const d2k_native_call* call, int64_t& batch, int64_t& vocab, char
                   static_cast<long long>(batch));
     return 1;
   }
-  if (vocab <= 0 || chunks_of(vocab) > kMaxChunks || batch * chunks_of(vocab) > INT32_MAX) {
+  if (batch > kMaxBatch) {
+    std::snprintf(error, error_size, "batch %lld is above %d", static_cast<long long>(batch), kMaxBatch);
+    return 1;
+  }
+  if (vocab <= 0 || chunks_of(vocab) > kMaxChunks) {
     std::snprintf(error, error_size, "vocab %lld is outside 1..%d", static_cast<long long>(vocab),
                   kMaxChunks * kChunk);
     return 1;
@@ -1120,8 +1216,8 @@ int32_t d2k_native_abi_version(void) { return D2K_NATIVE_ABI_VERSION; }
 #ifdef D2K_PHASE_TIMES
 // Profiling build only: the phases the counters stand for, in counter order.
 extern "C" D2K_NATIVE_EXPORT const char* d2k_sampling_phase_names(void) {
-  return "chunk load + scale + max;chunk depth sample;chunk mass + list;chunk proposals;"
-         "decide records + list load;decide first draw or proposal test;decide pivot rounds;(event) a list round;"
+  return "chunk load + scale + max;chunk depth sample;chunk mass + list;chunk record;"
+         "decide records + list load + first proposal;decide first draw or proposal test;decide pivot rounds;(event) a list round;"
          "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 2;verify chunk pass;"
          "(event) proposal accepted;whole-row sampling in kernel 3;(event) depth made shallower";
 }
@@ -1191,7 +1287,8 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     if (status == cudaSuccess) decide_smem_allowed = list_bytes;
   }
   if (status == cudaSuccess) {
-    chunk_kernel<<<static_cast<unsigned>(batch * chunks), kThreads, sizeof(float) * kChunk, stream>>>(pb, ws);
+    chunk_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(batch)), kThreads, sizeof(float) * kChunk,
+                   stream>>>(pb, ws);
     status = cudaGetLastError();
   }
   if (status == cudaSuccess) {
