@@ -80,8 +80,10 @@ __device__ __forceinline__ void d2k_event(int i) {
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = 256;  // kernels 1 and 3: a CTA per chunk
 constexpr int kWarps = kThreads / 32;
+constexpr int kDecideThreads = 512;  // kernel 2: a CTA per row; its passes are short and latency-bound
+constexpr int kMaxWarps = kDecideThreads / 32;
 constexpr int kQuadsPerThread = 8;
 constexpr int kPerThread = 4 * kQuadsPerThread;
 constexpr int kChunk = kThreads * kPerThread;  // tokens per chunk CTA
@@ -197,8 +199,8 @@ struct Problem {
 // written before a helper's barrier and read after it; a barrier of the next helper (every draw
 // ends with one) separates those reads from the next writes.
 struct Scratch {
-  float warp_incl[4][kWarps];
-  int warp_count[4][kWarps];
+  float warp_incl[4][kMaxWarps];
+  int warp_count[4][kMaxWarps];
   int pick_index;
   float pick_weight;
   int flag;
@@ -321,9 +323,9 @@ __device__ ListSlots scan_counts(int count, int (&warp_counts)[kWarps]) {
   return out;
 }
 
-// The warp where `target` falls by the warps' masses in order: the first whose running mass
-// exceeds it, else the last with mass (-1 when none has mass); *before receives the mass of the
-// warps before it.
+// The warp where `target` falls by a chunk record's warp masses, added one after another as
+// kernel 1 adds them into the chunk's mass: the first whose running mass exceeds it, else the
+// last with mass (-1 when none has mass); *before receives the mass of the warps before it.
 __device__ __forceinline__ int warp_of_target(const float (&warp_mass)[kWarps], float target, float* before) {
   int pick = -1, last = -1;
   float pick_before = 0.0f, last_before = 0.0f, running = 0.0f;
@@ -372,22 +374,19 @@ __device__ Choice<Levels> choose_warps(const float (&mass)[Levels], const int (&
     if (lane == 0) s.warp_count[l][warp] = c;
   }
   __syncthreads();
+  // Lane w holds warp w's total: one warp scan finds the warp for every thread at once.
+  const int warps = blockDim.x >> 5;
 #pragma unroll
   for (int l = 0; l < Levels; ++l) {
-    float warp_mass[kWarps], total = 0.0f;
-    int all = 0;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      warp_mass[w] = s.warp_incl[l][w];
-      total += warp_mass[w];
-      all += s.warp_count[l][w];
-    }
-    const float target = u[l] * total;
-    float before;
-    out.total[l] = total;
-    out.count[l] = all;
-    out.warp[l] = warp_of_target(warp_mass, target, &before);
-    out.in_warp[l] = target - before;
+    const float mass_w = lane < warps ? s.warp_incl[l][lane] : 0.0f;
+    const float running = warp_inclusive_sum(mass_w, lane);
+    const float up = __shfl_up_sync(kFull, running, 1);  // every lane takes part
+    const float before_w = lane == 0 ? 0.0f : up;
+    out.total[l] = __shfl_sync(kFull, running, 31);
+    out.count[l] = __reduce_add_sync(kFull, lane < warps ? s.warp_count[l][lane] : 0);
+    const float target = u[l] * out.total[l];
+    out.warp[l] = first_crossing(mass_w > 0.0f, running, target);
+    out.in_warp[l] = target - __shfl_sync(kFull, before_w, max(out.warp[l], 0));
   }
   return out;
 }
@@ -429,7 +428,7 @@ __device__ int pick_lane(const LevelChoice& c, float* lane_target) {
 // warp of a chosen thread can rescan that thread's elements together.
 struct Segment {
   int per;
-  explicit __device__ Segment(int n) : per((n + kThreads - 1) / kThreads) {}
+  explicit __device__ Segment(int n) : per((n + blockDim.x - 1) / blockDim.x) {}
   __device__ int element_of(int thread, int k) const { return (thread >> 5) * 32 * per + (thread & 31) + 32 * k; }
 };
 
@@ -518,15 +517,24 @@ __device__ void sums_above(const Source& src, const float (&pivot)[Levels], floa
     mass[l] = 0.0f;
     count[l] = 0;
   }
-  for (int k = 0; k < seg.per; ++k) {
-    const int i = seg.element_of(threadIdx.x, k);
-    if (i >= src.n) break;
-    const float w = src.weight(i);
+  // Four elements loaded before any is added, so their latencies overlap; elements past the end
+  // weigh 0, which is above no pivot (pivots are >= 0).
+  constexpr int kBatch = 4;
+  for (int k0 = 0; k0 < seg.per; k0 += kBatch) {
+    float w[kBatch];
 #pragma unroll
-    for (int l = 0; l < Levels; ++l) {
-      if (w > pivot[l]) {
-        mass[l] += w;
-        ++count[l];
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = seg.element_of(threadIdx.x, k0 + j);
+      w[j] = k0 + j < seg.per && i < src.n ? src.weight(i) : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+#pragma unroll
+      for (int l = 0; l < Levels; ++l) {
+        if (w[j] > pivot[l]) {
+          mass[l] += w[j];
+          ++count[l];
+        }
       }
     }
   }
@@ -564,11 +572,11 @@ __device__ int pivot_rounds(const Source& src, const Limits& lim, int cand, floa
   float p0 = cand_w;
   float p1 = p0 > 0.0f ? fminf(fmaxf(sqrtf(p0 * high), p0), high) : 0.5f * high;
   for (int round = 1; round <= kMaxRounds; ++round) {
+    const float u = uniforms(seed, row, step_base + round, 0).x;  // computed during the pass
     const float pivots[2] = {p0, p1};
     float mass[2];
     int count[2];
     sums_above(src, pivots, mass, count);
-    const float u = uniforms(seed, row, step_base + round, 0).x;
     const float uu[2] = {u, u};
     const Choice<2> choice = choose_warps<2>(mass, count, uu, s);
     D2K_EVENT(7);
@@ -619,8 +627,9 @@ __device__ Limits limits_of(const Problem& pb, int row, float z) {
 // The token of element 4 q + c of `thread`'s share of a chunk.
 __device__ __forceinline__ int chunk_token(int chunk, int thread, int q, int c) { return chunk * kChunk + 4 * (thread + q * kThreads) + c; }
 
-// Copies this thread's share of a chunk (raw logits; -inf past the row's end) into the chunk
-// buffer: float4 q of thread t at buffer[t + q * kThreads], by cp.async when rows are aligned.
+// Starts copying this thread's share of a chunk (raw logits; -inf past the row's end) into the
+// chunk buffer: float4 q of thread t at buffer[t + q * kThreads], by cp.async when rows are
+// aligned. wait_staged() completes this thread's copies.
 __device__ __forceinline__ void stage_chunk(const Problem& pb, int row, int chunk, float4* buffer) {
   const float* src = pb.logits + row * pb.row_stride + chunk * kChunk;
   const int len = min(kChunk, pb.vocab - chunk * kChunk);
@@ -646,7 +655,6 @@ __device__ __forceinline__ void stage_chunk(const Problem& pb, int row, int chun
           buffer[threadIdx.x + q * kThreads] = none;
       }
     }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
   } else {
 #pragma unroll
     for (int q = 0; q < kQuadsPerThread; ++q) {
@@ -661,13 +669,14 @@ __device__ __forceinline__ void stage_chunk(const Problem& pb, int row, int chun
   }
 }
 
+__device__ __forceinline__ void wait_staged() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
 __device__ __forceinline__ float component(const float4& f, int c) { return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w; }
 
-// Stages a chunk in `buffer` as y = logit * scale (-inf past the row's end), this thread's float4 q
-// at buffer[threadIdx.x + q * kThreads], and returns the maximum of this thread's share. Both
-// kernels that read chunks use it, so they compare the same products.
-__device__ __forceinline__ float stage_scaled_chunk(const Problem& pb, int row, int chunk, float scale, float4* buffer) {
-  stage_chunk(pb, row, chunk, buffer);  // this thread's own copies, complete and visible to it
+// Scales this thread's staged share in place to y = logit * scale (-inf stays -inf) and returns
+// its maximum, after wait_staged(). Both kernels that stage chunks use it, so they compare the
+// same products.
+__device__ __forceinline__ float scale_staged(float scale, float4* buffer) {
   float local_max = -INFINITY;
 #pragma unroll
   for (int q = 0; q < kQuadsPerThread; ++q) {
@@ -771,36 +780,44 @@ struct ChunkDraw {
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
 // kListCap slots, padded with -inf, so the row's lists are one contiguous block, copied whole into
 // shared memory while warp 0 reads the records: a single round trip to L2. The listed entries are
-// then packed, as weights, into a second array that the draws scan. A row whose chunks have no
-// small top-k also draws its first proposal: warp 0 picks the chunk and starts the loads of the
-// shares it draws from before the block's first barrier, and finishes the draw while the other
-// warps pack.
-__device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float scale, float* smem,
-                           Scratch& s) {
-  __shared__ float row_m, row_z, row_level;
+// then packed, as weights, into a second array that the draws scan (top-k rows list few tokens
+// per chunk). A row whose chunks have no small top-k also draws its first proposal: warp 0 picks
+// the chunk and starts the loads of the shares it draws from as soon as the records are in, and
+// finishes the draw while the other warps pack.
+__device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float* smem, Scratch& s) {
+  __shared__ float row_m, row_z, row_level, row_u;
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
   __shared__ float chunk_mass[kMaxChunks];  // each chunk's mass relative to the row maximum
   __shared__ ChunkRecord recs[kMaxChunks];
   __shared__ float draw_elements[kProposals][32];  // one per warp that draws a proposal
   __shared__ Proposal drawn[kProposals];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  D2K_MARK(mark);
+  const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
-  const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
   const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
   const int slots = pb.chunks * kListCap;
-  float* lists = smem;                   // [slots] the lists as kernel 1 wrote them (y)
-  float* list_weights = smem + slots;    // [row_listed] the listed entries packed, as weights
-  D2K_MARK(mark);
+  float* lists = smem;                 // [slots] the lists as kernel 1 wrote them (y)
+  float* list_weights = smem + slots;  // [row_listed] the listed entries packed, as weights
+  // Warp 0 asks for the records before any list copy is queued.
+  const bool member = warp == 0 && lane < pb.chunks;
+  float4 head = make_float4(-INFINITY, 0.0f, -INFINITY, __int_as_float(0)), low = {}, high = {};
+  if (member) {
+    const float4* from = reinterpret_cast<const float4*>(rec + lane);
+    head = __ldcg(from);
+    low = __ldcg(from + 1);
+    high = __ldcg(from + 2);
+  }
   {
     const float4* src = reinterpret_cast<const float4*>(ws.list_y + list_base);
-    for (int i = threadIdx.x; i < slots / 4; i += kThreads) {
+    for (int i = threadIdx.x; i < slots / 4; i += blockDim.x) {
       const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(lists + 4 * i));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + i) : "memory");
     }
   }
-  // Warps w < kProposals, any time after the first barrier: the chunk where u times the row's
-  // mass falls, by the chunks' masses in order.
+  // Warps w < kProposals, after the first barrier: the chunk where u times the row's mass falls, by
+  // the chunks' masses in order.
   auto chunk_by_mass = [&](float u) {
     const float mass = chunk_mass[lane];
     const float running = warp_inclusive_sum(mass, lane);
@@ -808,39 +825,42 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   };
   ChunkDraw first_draw;
   if (warp == 0) {
-    const bool member = lane < pb.chunks;
-    ChunkRecord r{-INFINITY, 0.0f, -INFINITY, 0, {}};
-    if (member) {
-      const float4* from = reinterpret_cast<const float4*>(rec + lane);
-      const float4 head = __ldcg(from), low = __ldcg(from + 1), high = __ldcg(from + 2);
-      r = ChunkRecord{head.x, head.y, head.z, __float_as_int(head.w),
-                      {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w}};
-    }
+    const bool wide_row = k_limit > kListCap;  // proposals come from the whole row, not the list
+    // Computed while the records are in flight.
+    const float u_chunk = wide_row ? uniforms(pb.seed, row, kStepDecide, 1).x : 0.0f;
+    const float u_token = wide_row ? uniforms(pb.seed, row, kStepDecide, 2).x : 0.0f;
+    const ChunkRecord r{head.x, head.y, head.z, __float_as_int(head.w),
+                        {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w}};
     recs[lane] = r;
     const float m = warp_max(r.m);
     const float mass = r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f;
     chunk_mass[lane] = mass;
-    const float z = warp_sum(mass);
+    const float running = warp_inclusive_sum(mass, lane);  // as chunk_by_mass adds them
+    const float z = __shfl_sync(kFull, running, 31);
     const float level = warp_max(member ? r.level : -INFINITY);
     const int incl = warp_inclusive_sum(r.listed, lane);
     chunk_begin[lane + 1] = incl;
+    if (lane == 31) row_listed = incl;
     if (lane == 0) {
       chunk_begin[0] = 0;
       row_m = m;
       row_z = z;
       row_level = level;
     }
-    if (lane == 31) row_listed = incl;
-    if (wide) {
+    if (wide_row) {
+      const int c = max(first_crossing(mass > 0.0f, running, u_chunk * z), 0);
       __syncwarp();
-      const int c = chunk_by_mass(uniforms(pb.seed, row, kStepDecide, 1).x);
-      first_draw.begin(pb, row, c, recs[c], scale, uniforms(pb.seed, row, kStepDecide, 2).x);
+      first_draw.begin(pb, row, c, recs[c], kLog2e / temperature, u_token);
     }
+  } else if (warp == 1 && lane == 0) {
+    row_u = uniforms(pb.seed, row, kStepDecide, 0).x;  // the list's draws
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
+  const float scale = kLog2e / temperature;
   const float m = row_m;
   const Limits lim = limits_of(pb, row, row_z);
+  const bool wide = lim.k_limit > kListCap;
   // Draws proposal i (a chunk by mass, then that chunk's draw: an exact draw from the whole row),
   // by warp i alone.
   auto draw_proposal = [&](int i) {
@@ -861,30 +881,42 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     }
     return;
   }
-
-  // The listed tokens at or above the row's level, packed in chunk order, as weights (0 below it),
-  // by warps 1.. while warp 0 finishes the first proposal of a wide row.
+  // The draws' weights (0 below the row's level). A wide row's lists are nearly full, so warps 1..
+  // turn its slots into weights in place while warp 0 finishes the first proposal; other rows'
+  // lists are short, and their listed entries are packed in chunk order (four read before any is
+  // written, so their latencies overlap).
   const int n = row_listed;
   const float level = row_level;
-  const int packers = wide ? kWarps - 1 : kWarps;
-  const int packer = wide ? warp - 1 : warp;
   if (wide && warp == 0) {
     const Proposal p = first_draw.finish(draw_elements[0]);
     if (lane == 0) drawn[0] = p;
+  } else if (wide) {
+    for (int j = threadIdx.x - 32; j < slots; j += blockDim.x - 32) {
+      const float y = lists[j];
+      lists[j] = y >= level ? ex2(y - m) : 0.0f;
+    }
   } else {
-    for (int c = packer; c < pb.chunks; c += packers) {
+    for (int c = warp; c < pb.chunks; c += blockDim.x >> 5) {
       const int begin = chunk_begin[c], len = chunk_begin[c + 1] - begin;
-      for (int i = lane; i < len; i += 32) {
-        const float y = lists[c * kListCap + i];
-        list_weights[begin + i] = y >= level ? ex2(y - m) : 0.0f;
+      const float* from = lists + c * kListCap;
+      for (int i0 = 0; i0 < len; i0 += 4 * 32) {
+        float y[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) y[j] = i0 + 32 * j + lane < len ? from[i0 + 32 * j + lane] : -INFINITY;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (i0 + 32 * j + lane < len) list_weights[begin + i0 + 32 * j + lane] = y[j] >= level ? ex2(y[j] - m) : 0.0f;
+        }
       }
     }
   }
   __syncthreads();
   D2K_PHASE(mark, 4);
-  const ListSource src{list_weights, n};
-  // Thread 0: the token of packed entry j.
+  const ListSource src = wide ? ListSource{lists, slots} : ListSource{list_weights, n};
+  const float u_list = row_u;
+  // Thread 0: the token of weight j.
   auto token_of = [&](int j) {
+    if (wide) return __ldcg(ws.list_token + list_base + j);
     int c = 0;
     while (c + 1 < pb.chunks && chunk_begin[c + 1] <= j) ++c;
     return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
@@ -901,8 +933,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     float mass[3];
     int count[3];
     sums_above(src, pivots, mass, count);
-    const float u = uniforms(pb.seed, row, kStepDecide, 0).x;
-    const float uu[3] = {u, u, u};
+    const float uu[3] = {u_list, u_list, u_list};
     const Choice<3> ch = choose_warps<3>(mass, count, uu, s);
     const bool complete = ch.count[0] >= lim.k_limit || (!lim.no_p && ch.total[0] >= lim.limit_mass);
     const bool kept = lim.keeps(ch.count[1], ch.total[1]);
@@ -930,8 +961,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   } else {
     float cand_w, mass_listed;
     int count_listed;
-    const int cand = draw_above(src, 0.0f, uniforms(pb.seed, row, kStepDecide, 0).x, s, &cand_w, &count_listed,
-                                &mass_listed);
+    const int cand = draw_above(src, 0.0f, u_list, s, &cand_w, &count_listed, &mass_listed);
     const bool complete = count_listed >= lim.k_limit || (!lim.no_p && mass_listed >= lim.limit_mass);
     D2K_PHASE(mark, 5);
     if (complete && cand >= 0) {
@@ -976,6 +1006,9 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   __shared__ ChunkScratch cs;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int chunk = blockIdx.x, row = blockIdx.y;
+  D2K_MARK(mark);
+  stage_chunk(pb, row, chunk, buffer);
+  // Loaded and divided while the copies are in flight.
   const float scale = kLog2e / pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
   const float* ys = reinterpret_cast<const float*>(buffer);
@@ -986,9 +1019,9 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
     if (threadIdx.x < 2) ws.counters[threadIdx.x] = 0;
   }
 
-  D2K_MARK(mark);
   if (threadIdx.x < kDepthBins) cs.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
-  const float m = block_max(stage_scaled_chunk(pb, row, chunk, scale, buffer), cs.warp_max);
+  wait_staged();
+  const float m = block_max(scale_staged(scale, buffer), cs.warp_max);
   D2K_PHASE(mark, 0);
 
   // The depths below m of every kSampleEvery-th token, binned, pick the list depth.
@@ -1070,11 +1103,10 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   D2K_PHASE(mark, 3);
 }
 
-__global__ void __launch_bounds__(kThreads) decide_kernel(Problem pb, Workspace ws) {
+__global__ void __launch_bounds__(kDecideThreads) decide_kernel(Problem pb, Workspace ws) {
   extern __shared__ float lists_and_weights[];
   __shared__ Scratch s;
-  const int row = blockIdx.x;
-  decide_row(pb, ws, row, kLog2e / pb.temperature[row], lists_and_weights, s);
+  decide_row(pb, ws, blockIdx.x, lists_and_weights, s);
 }
 
 // Kernel 3: work items (flagged row, chunk), taken in order by persistent CTAs.
@@ -1097,7 +1129,9 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
     __syncthreads();
 
     D2K_MARK(mark);
-    stage_scaled_chunk(pb, f.row, chunk, f.scale, buffer);
+    stage_chunk(pb, f.row, chunk, buffer);
+    wait_staged();
+    scale_staged(f.scale, buffer);
     float mass[kProposals] = {};
     int count[kProposals] = {};
 #pragma unroll
@@ -1115,12 +1149,28 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
         }
       }
     }
-    const float zero[kProposals] = {};
-    const Choice<kProposals> sums = choose_warps<kProposals>(mass, count, zero, s);
-    float* part = ws.partials + (static_cast<int64_t>(which) * pb.chunks + chunk) * 2 * kProposals;
+    // The chunk's totals: warp sums, then thread i < kProposals adds the warps' in order.
+#pragma unroll
+    for (int i = 0; i < kProposals; ++i) {
+      const float warp_mass = warp_sum(mass[i]);
+      const int warp_count = __reduce_add_sync(kFull, count[i]);
+      if (lane == 0) {
+        s.warp_incl[i][warp] = warp_mass;
+        s.warp_count[i][warp] = warp_count;
+      }
+    }
+    __syncthreads();
     if (threadIdx.x < kProposals) {
-      part[threadIdx.x] = static_cast<float>(sums.count[threadIdx.x]);
-      part[kProposals + threadIdx.x] = sums.total[threadIdx.x];
+      float total = 0.0f;
+      int all = 0;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        total += s.warp_incl[threadIdx.x][w];
+        all += s.warp_count[threadIdx.x][w];
+      }
+      float* part = ws.partials + (static_cast<int64_t>(which) * pb.chunks + chunk) * 2 * kProposals;
+      part[threadIdx.x] = static_cast<float>(all);
+      part[kProposals + threadIdx.x] = total;
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -1292,7 +1342,7 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     status = cudaGetLastError();
   }
   if (status == cudaSuccess) {
-    decide_kernel<<<static_cast<unsigned>(batch), kThreads, list_bytes, stream>>>(pb, ws);
+    decide_kernel<<<static_cast<unsigned>(batch), kDecideThreads, list_bytes, stream>>>(pb, ws);
     status = cudaGetLastError();
   }
   if (status == cudaSuccess) {
