@@ -226,6 +226,12 @@ __device__ __forceinline__ float4 uniforms(uint64_t seed, uint32_t row, uint32_t
                      (bits.w >> 8) * kUnit);
 }
 
+// Programmatic dependent launch: kernels 2 and 3 are launched so that their CTAs may start while
+// the kernel before them still runs (once all of its CTAs have started); each waits here before
+// it reads what that kernel wrote, which is then complete and visible.
+__device__ __forceinline__ void let_next_kernel_start() { asm volatile("griddepcontrol.launch_dependents;"); }
+__device__ __forceinline__ void wait_for_previous_kernel() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+
 // 2^x by the hardware unit alone (results below 2^-126 flush to 0); every weight and mass uses
 // it, so all comparisons see the same bits.
 __device__ __forceinline__ float ex2(float x) {
@@ -793,8 +799,22 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   __shared__ Proposal drawn[kProposals];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   D2K_MARK(mark);
+  let_next_kernel_start();
   const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
+  const bool wide_row = k_limit > kListCap;  // proposals come from the whole row, not the list
+  // The uniforms, before kernel 1 is waited for: warp 0 the two proposals' chunks and the first's
+  // token, warp 1 the second's token and the list's draw.
+  float4 u_chunks = {};
+  float u_token = 0.0f;
+  if (warp == 0 && wide_row) {
+    u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
+    u_token = uniforms(pb.seed, row, kStepDecide, 2).x;
+  } else if (warp == 1) {
+    if (wide_row) u_token = uniforms(pb.seed, row, kStepDecide, 2).y;
+    if (lane == 0) row_u = uniforms(pb.seed, row, kStepDecide, 0).x;
+  }
+  wait_for_previous_kernel();
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
   const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
   const int slots = pb.chunks * kListCap;
@@ -823,12 +843,11 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     const float running = warp_inclusive_sum(mass, lane);
     return max(first_crossing(mass > 0.0f, running, u * __shfl_sync(kFull, running, 31)), 0);
   };
-  ChunkDraw first_draw;
+  // Warp 0 draws proposal 0 and warp 1 proposal 1; warp 0 picks both chunks and hands warp 1 its
+  // chunk through a barrier of the two warps.
+  __shared__ int second_chunk;
+  ChunkDraw my_draw;
   if (warp == 0) {
-    const bool wide_row = k_limit > kListCap;  // proposals come from the whole row, not the list
-    // Computed while the records are in flight.
-    const float u_chunk = wide_row ? uniforms(pb.seed, row, kStepDecide, 1).x : 0.0f;
-    const float u_token = wide_row ? uniforms(pb.seed, row, kStepDecide, 2).x : 0.0f;
     const ChunkRecord r{head.x, head.y, head.z, __float_as_int(head.w),
                         {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w}};
     recs[lane] = r;
@@ -848,12 +867,16 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       row_level = level;
     }
     if (wide_row) {
-      const int c = max(first_crossing(mass > 0.0f, running, u_chunk * z), 0);
-      __syncwarp();
-      first_draw.begin(pb, row, c, recs[c], kLog2e / temperature, u_token);
+      const int c = max(first_crossing(mass > 0.0f, running, u_chunks.x * z), 0);
+      const int c1 = max(first_crossing(mass > 0.0f, running, u_chunks.y * z), 0);
+      if (lane == 0) second_chunk = c1;
+      asm volatile("bar.sync 1, 64;" ::: "memory");  // recs and second_chunk are written
+      my_draw.begin(pb, row, c, recs[c], kLog2e / temperature, u_token);
     }
-  } else if (warp == 1 && lane == 0) {
-    row_u = uniforms(pb.seed, row, kStepDecide, 0).x;  // the list's draws
+  } else if (warp == 1 && wide_row) {
+    asm volatile("bar.sync 1, 64;" ::: "memory");
+    const int c1 = second_chunk;
+    my_draw.begin(pb, row, c1, recs[c1], kLog2e / temperature, u_token);
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
@@ -876,22 +899,22 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     // No limit: the first proposal is the sample.
     D2K_EVENT(8);
     if (warp == 0) {
-      const Proposal p = first_draw.finish(draw_elements[0]);
+      const Proposal p = my_draw.finish(draw_elements[0]);
       if (lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
     }
     return;
   }
-  // The draws' weights (0 below the row's level). A wide row's lists are nearly full, so warps 1..
-  // turn its slots into weights in place while warp 0 finishes the first proposal; other rows'
-  // lists are short, and their listed entries are packed in chunk order (four read before any is
-  // written, so their latencies overlap).
+  // The draws' weights (0 below the row's level). A wide row's lists are nearly full, so warps 2..
+  // turn its slots into weights in place while warps 0 and 1 finish the two proposals; other
+  // rows' lists are short, and their listed entries are packed in chunk order (four read before
+  // any is written, so their latencies overlap).
   const int n = row_listed;
   const float level = row_level;
-  if (wide && warp == 0) {
-    const Proposal p = first_draw.finish(draw_elements[0]);
-    if (lane == 0) drawn[0] = p;
+  if (wide && warp < 2) {
+    const Proposal p = my_draw.finish(draw_elements[warp]);
+    if (lane == 0) drawn[warp] = p;
   } else if (wide) {
-    for (int j = threadIdx.x - 32; j < slots; j += blockDim.x - 32) {
+    for (int j = threadIdx.x - 64; j < slots; j += blockDim.x - 64) {
       const float y = lists[j];
       lists[j] = y >= level ? ex2(y - m) : 0.0f;
     }
@@ -922,32 +945,42 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
   };
   if (wide) {
-    // One pass: the list's completeness, the first proposal p (weight w0) and a midpoint p1 above
-    // it. Above w0 the list's counts are exact when p is listed (every heavier token is), else a
-    // lower bound, which can only prove p dropped; a p it cannot judge goes to kernel 3.
-    const Proposal p = drawn[0];
+    // One pass: the list's completeness, and the counts and masses above the two proposals p and
+    // p2 (weights w0, w2) and above a midpoint p1 between w0 and 1. A complete list holds the
+    // kept set, so there a proposal is kept exactly when it is listed and the counts above it
+    // keep it. The first kept of p, p2 is the sample; when both are dropped, the rounds go on from
+    // the list above the highest weight known to be dropped. An incomplete list goes to kernel 3.
+    const Proposal p = drawn[0], p2 = drawn[1];
     const float w0 = p.token >= 0 ? weight_of(p.y, m) : 0.0f;
+    const float w2 = p2.token >= 0 ? weight_of(p2.y, m) : 0.0f;
     const bool listed = p.token >= 0 && p.y >= level;
+    const bool listed2 = p2.token >= 0 && p2.y >= level;
     const float p1 = listed ? fminf(fmaxf(sqrtf(w0), w0), 1.0f) : INFINITY;
-    const float pivots[3] = {0.0f, w0, p1};
-    float mass[3];
-    int count[3];
+    const float pivots[4] = {0.0f, w0, p1, w2};
+    float mass[4];
+    int count[4];
     sums_above(src, pivots, mass, count);
-    const float uu[3] = {u_list, u_list, u_list};
-    const Choice<3> ch = choose_warps<3>(mass, count, uu, s);
+    const float uu[4] = {u_list, u_list, u_list, u_list};
+    const Choice<4> ch = choose_warps<4>(mass, count, uu, s);
     const bool complete = ch.count[0] >= lim.k_limit || (!lim.no_p && ch.total[0] >= lim.limit_mass);
-    const bool kept = lim.keeps(ch.count[1], ch.total[1]);
     D2K_PHASE(mark, 5);
-    if (complete && p.token >= 0 && listed && kept) {
-      if (threadIdx.x == 0) pb.samples[row] = p.token;
-      return;
-    }
-    if (complete && p.token >= 0 && !kept) {
-      // p is dropped: the next candidate comes from the list above w0, or above p1 when p1 is
-      // dropped too, and the rounds go on from there.
+    if (complete && p.token >= 0 && p2.token >= 0) {
+      const bool kept = listed && lim.keeps(ch.count[1], ch.total[1]);
+      const bool kept2 = listed2 && lim.keeps(ch.count[3], ch.total[3]);
+      if (kept || kept2) {
+        if (threadIdx.x == 0) pb.samples[row] = kept ? p.token : p2.token;
+        return;
+      }
+      // Both dropped: the next candidate comes from the list above the highest of w0, p1 (when
+      // dropped) and w2.
       const bool keep1 = listed && lim.keeps(ch.count[2], ch.total[2]);
-      const bool above_p1 = listed && !keep1;
-      rescan_segment(src, level_of(ch, above_p1 ? 2 : 1), above_p1 ? p1 : w0, s);
+      int floor_level = listed && !keep1 ? 2 : 1;
+      float floor = floor_level == 2 ? p1 : w0;
+      if (w2 > floor) {
+        floor_level = 3;
+        floor = w2;
+      }
+      rescan_segment(src, level_of(ch, floor_level), floor, s);
       const int cand = s.pick_index;
       const float cand_w = s.pick_weight;
       __syncthreads();
@@ -976,10 +1009,10 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     if (threadIdx.x == 0) pb.samples[row] = token;
     return;
   }
-  // Flag the row for kernel 3 with kProposals exact draws from the whole row: the first one, and
-  // kProposals - 1 more drawn by warps 1.. at once.
+  // Flag the row for kernel 3 with kProposals exact draws from the whole row: the two already
+  // drawn, and the others drawn by warps 2.. at once.
   D2K_EVENT(9);
-  if (warp >= 1 && warp < kProposals) {
+  if (warp >= 2 && warp < kProposals) {
     const Proposal p = draw_proposal(warp);
     if (lane == 0) drawn[warp] = p;
   }
@@ -1007,6 +1040,7 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int chunk = blockIdx.x, row = blockIdx.y;
   D2K_MARK(mark);
+  let_next_kernel_start();
   stage_chunk(pb, row, chunk, buffer);
   // Loaded and divided while the copies are in flight.
   const float scale = kLog2e / pb.temperature[row];
@@ -1116,6 +1150,7 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
   __shared__ FlaggedRow f;
   __shared__ int item_shared;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  wait_for_previous_kernel();
   const int flagged = static_cast<int>(__ldcg(&ws.counters[0]));
   const int items = flagged * pb.chunks;
   for (;;) {
@@ -1341,16 +1376,23 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
                    stream>>>(pb, ws);
     status = cudaGetLastError();
   }
-  if (status == cudaSuccess) {
-    decide_kernel<<<static_cast<unsigned>(batch), kDecideThreads, list_bytes, stream>>>(pb, ws);
-    status = cudaGetLastError();
-  }
-  if (status == cudaSuccess) {
-    const int64_t items = batch * chunks;
-    verify_kernel<<<static_cast<unsigned>(std::min<int64_t>(2 * sms, items)), kThreads, sizeof(float) * kChunk,
-                    stream>>>(pb, ws);
-    status = cudaGetLastError();
-  }
+  // Kernels 2 and 3 by programmatic dependent launch (see wait_for_previous_kernel).
+  cudaLaunchAttribute early_start;
+  early_start.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early_start.val.programmaticStreamSerializationAllowed = 1;
+  auto launch_after = [&](auto kernel, int64_t grid, int threads, size_t smem) {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(static_cast<unsigned>(grid));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = &early_start;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, pb, ws);
+  };
+  if (status == cudaSuccess) status = launch_after(decide_kernel, batch, kDecideThreads, list_bytes);
+  if (status == cudaSuccess)
+    status = launch_after(verify_kernel, std::min<int64_t>(2 * sms, batch * chunks), kThreads, sizeof(float) * kChunk);
   if (status != cudaSuccess) {
     std::snprintf(error, error_size, "CUDA error: %s", cudaGetErrorString(status));
     return 1;
