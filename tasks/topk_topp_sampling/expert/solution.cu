@@ -1111,12 +1111,15 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   const int64_t slot = static_cast<int64_t>(row) * pb.chunks + chunk;
   float* out_y = ws.list_y + slot * kListCap;
   int* out_token = ws.list_token + slot * kListCap;
-  int at = slots.offset;
-  for (unsigned bits = listed_bits; bits != 0; ++at) {
+  float* to_y = out_y + slots.offset;
+  int* to_token = out_token + slots.offset;
+  const int first_token = chunk * kChunk;
+  for (unsigned bits = listed_bits; bits != 0; ++to_y, ++to_token) {
     const int e = __clz(bits);
     bits &= 0x7fffffffu >> e;
-    out_y[at] = ys[y_slot(threadIdx.x, e)];
-    out_token[at] = chunk_token(chunk, threadIdx.x, e >> 2, e & 3);
+    const int at = y_slot(threadIdx.x, e);  // the token's place in the buffer and in the chunk
+    *to_y = ys[at];
+    *to_token = first_token + at;
   }
   for (int i = slots.listed + threadIdx.x; i < kListCap; i += kThreads) out_y[i] = -INFINITY;
   D2K_PHASE(mark, 2);
