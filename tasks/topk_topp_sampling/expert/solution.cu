@@ -91,6 +91,7 @@ constexpr int kListCap = 384;                  // listed tokens per chunk
 constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
 constexpr int kMaxBatch = 65535;               // rows are kernel 1's grid y
 constexpr int kProposals = 4;
+constexpr int kMaxLevels = kProposals + 2;  // pivots of one pass: 0, the proposals and a midpoint
 // Candidate list depths below the chunk maximum, in octaves, as 64 bins of depth + 1 by its
 // binary exponent and top three mantissa bits: an eighth of an octave of depth + 1 wide, so an
 // eighth of an octave of depth near the maximum and 16 octaves at depth 127; the last bin also
@@ -199,8 +200,8 @@ struct Problem {
 // written before a helper's barrier and read after it; a barrier of the next helper (every draw
 // ends with one) separates those reads from the next writes.
 struct Scratch {
-  float warp_incl[4][kMaxWarps];
-  int warp_count[4][kMaxWarps];
+  float warp_incl[kMaxLevels][kMaxWarps];
+  int warp_count[kMaxLevels][kMaxWarps];
   int pick_index;
   float pick_weight;
   int flag;
@@ -793,7 +794,6 @@ struct ChunkDraw {
 __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float* smem, Scratch& s) {
   __shared__ float row_m, row_z, row_level, row_u;
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
-  __shared__ float chunk_mass[kMaxChunks];  // each chunk's mass relative to the row maximum
   __shared__ ChunkRecord recs[kMaxChunks];
   __shared__ float draw_elements[kProposals][32];  // one per warp that draws a proposal
   __shared__ Proposal drawn[kProposals];
@@ -803,16 +803,15 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
   const bool wide_row = k_limit > kListCap;  // proposals come from the whole row, not the list
-  // The uniforms, before kernel 1 is waited for: warp 0 the two proposals' chunks and the first's
-  // token, warp 1 the second's token and the list's draw.
+  // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp i < kProposals
+  // proposal i's token, warp kProposals the list's draw.
   float4 u_chunks = {};
   float u_token = 0.0f;
-  if (warp == 0 && wide_row) {
-    u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
-    u_token = uniforms(pb.seed, row, kStepDecide, 2).x;
-  } else if (warp == 1) {
-    if (wide_row) u_token = uniforms(pb.seed, row, kStepDecide, 2).y;
-    if (lane == 0) row_u = uniforms(pb.seed, row, kStepDecide, 0).x;
+  if (wide_row && warp < kProposals) {
+    if (warp == 0) u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
+    u_token = component(uniforms(pb.seed, row, kStepDecide, 2), warp);
+  } else if (warp == kProposals && lane == 0) {
+    row_u = uniforms(pb.seed, row, kStepDecide, 0).x;
   }
   wait_for_previous_kernel();
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
@@ -836,16 +835,9 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + i) : "memory");
     }
   }
-  // Warps w < kProposals, after the first barrier: the chunk where u times the row's mass falls, by
-  // the chunks' masses in order.
-  auto chunk_by_mass = [&](float u) {
-    const float mass = chunk_mass[lane];
-    const float running = warp_inclusive_sum(mass, lane);
-    return max(first_crossing(mass > 0.0f, running, u * __shfl_sync(kFull, running, 31)), 0);
-  };
-  // Warp 0 draws proposal 0 and warp 1 proposal 1; warp 0 picks both chunks and hands warp 1 its
-  // chunk through a barrier of the two warps.
-  __shared__ int second_chunk;
+  // Warp i < kProposals draws proposal i; warp 0 picks their chunks and hands them over through a
+  // barrier of those warps.
+  __shared__ int proposal_chunk[kProposals];
   ChunkDraw my_draw;
   if (warp == 0) {
     const ChunkRecord r{head.x, head.y, head.z, __float_as_int(head.w),
@@ -853,8 +845,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     recs[lane] = r;
     const float m = warp_max(r.m);
     const float mass = r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f;
-    chunk_mass[lane] = mass;
-    const float running = warp_inclusive_sum(mass, lane);  // as chunk_by_mass adds them
+    const float running = warp_inclusive_sum(mass, lane);  // the chunks' masses in order
     const float z = __shfl_sync(kFull, running, 31);
     const float level = warp_max(member ? r.level : -INFINITY);
     const int incl = warp_inclusive_sum(r.listed, lane);
@@ -867,16 +858,18 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       row_level = level;
     }
     if (wide_row) {
-      const int c = max(first_crossing(mass > 0.0f, running, u_chunks.x * z), 0);
-      const int c1 = max(first_crossing(mass > 0.0f, running, u_chunks.y * z), 0);
-      if (lane == 0) second_chunk = c1;
-      asm volatile("bar.sync 1, 64;" ::: "memory");  // recs and second_chunk are written
-      my_draw.begin(pb, row, c, recs[c], kLog2e / temperature, u_token);
+      const float us[kProposals] = {u_chunks.x, u_chunks.y, u_chunks.z, u_chunks.w};
+#pragma unroll
+      for (int i = 0; i < kProposals; ++i) {
+        const int c = max(first_crossing(mass > 0.0f, running, us[i] * z), 0);
+        if (lane == 0) proposal_chunk[i] = c;
+      }
     }
-  } else if (warp == 1 && wide_row) {
-    asm volatile("bar.sync 1, 64;" ::: "memory");
-    const int c1 = second_chunk;
-    my_draw.begin(pb, row, c1, recs[c1], kLog2e / temperature, u_token);
+  }
+  if (wide_row && warp < kProposals) {
+    asm volatile("bar.sync 1, %0;" ::"r"(32 * kProposals) : "memory");  // recs and proposal_chunk are written
+    const int c = proposal_chunk[warp];
+    my_draw.begin(pb, row, c, recs[c], kLog2e / temperature, u_token);
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
@@ -884,16 +877,6 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   const float m = row_m;
   const Limits lim = limits_of(pb, row, row_z);
   const bool wide = lim.k_limit > kListCap;
-  // Draws proposal i (a chunk by mass, then that chunk's draw: an exact draw from the whole row),
-  // by warp i alone.
-  auto draw_proposal = [&](int i) {
-    const float u_chunk = component(uniforms(pb.seed, row, kStepDecide, 1), i);
-    const float u_token = component(uniforms(pb.seed, row, kStepDecide, 2), i);
-    const int c = chunk_by_mass(u_chunk);
-    ChunkDraw d;
-    d.begin(pb, row, c, recs[c], scale, u_token);
-    return d.finish(draw_elements[i]);
-  };
 
   if (wide && lim.no_p && lim.k_limit == INT_MAX) {
     // No limit: the first proposal is the sample.
@@ -904,17 +887,18 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     }
     return;
   }
-  // The draws' weights (0 below the row's level). A wide row's lists are nearly full, so warps 2..
-  // turn its slots into weights in place while warps 0 and 1 finish the two proposals; other
+  // The draws' weights (0 below the row's level). A wide row's lists are nearly full, so warps
+  // kProposals.. turn its slots into weights in place while warps 0.. finish the proposals; other
   // rows' lists are short, and their listed entries are packed in chunk order (four read before
   // any is written, so their latencies overlap).
   const int n = row_listed;
   const float level = row_level;
-  if (wide && warp < 2) {
+  constexpr int kDrawers = 32 * kProposals;
+  if (wide && warp < kProposals) {
     const Proposal p = my_draw.finish(draw_elements[warp]);
     if (lane == 0) drawn[warp] = p;
   } else if (wide) {
-    for (int j = threadIdx.x - 64; j < slots; j += blockDim.x - 64) {
+    for (int j = threadIdx.x - kDrawers; j < slots; j += blockDim.x - kDrawers) {
       const float y = lists[j];
       lists[j] = y >= level ? ex2(y - m) : 0.0f;
     }
@@ -945,40 +929,56 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
   };
   if (wide) {
-    // One pass: the list's completeness, and the counts and masses above the two proposals p and
-    // p2 (weights w0, w2) and above a midpoint p1 between w0 and 1. A complete list holds the
-    // kept set, so there a proposal is kept exactly when it is listed and the counts above it
-    // keep it. The first kept of p, p2 is the sample; when both are dropped, the rounds go on from
-    // the list above the highest weight known to be dropped. An incomplete list goes to kernel 3.
-    const Proposal p = drawn[0], p2 = drawn[1];
-    const float w0 = p.token >= 0 ? weight_of(p.y, m) : 0.0f;
-    const float w2 = p2.token >= 0 ? weight_of(p2.y, m) : 0.0f;
-    const bool listed = p.token >= 0 && p.y >= level;
-    const bool listed2 = p2.token >= 0 && p2.y >= level;
-    const float p1 = listed ? fminf(fmaxf(sqrtf(w0), w0), 1.0f) : INFINITY;
-    const float pivots[4] = {0.0f, w0, p1, w2};
-    float mass[4];
-    int count[4];
+    // One pass: the list's completeness, and the counts and masses above each proposal and above
+    // a midpoint p1 between the first one's weight and 1. A complete list holds the kept set, so
+    // there a proposal is kept exactly when it is listed and the counts above it keep it. The
+    // first kept proposal is the sample; when all are dropped, the rounds go on from the list
+    // above the highest weight known to be dropped. An incomplete list goes to kernel 3.
+    float w[kProposals];
+    bool valid = true, listed[kProposals];
+#pragma unroll
+    for (int i = 0; i < kProposals; ++i) {
+      const Proposal pr = drawn[i];
+      valid = valid && pr.token >= 0;
+      w[i] = pr.token >= 0 ? weight_of(pr.y, m) : 0.0f;
+      listed[i] = pr.token >= 0 && pr.y >= level;
+    }
+    const float p1 = listed[0] ? fminf(fmaxf(sqrtf(w[0]), w[0]), 1.0f) : INFINITY;
+    // Level 0: the list; 1 + i: above proposal i; kProposals + 1: above p1.
+    float pivots[kMaxLevels] = {0.0f};
+#pragma unroll
+    for (int i = 0; i < kProposals; ++i) pivots[1 + i] = w[i];
+    pivots[kProposals + 1] = p1;
+    float mass[kMaxLevels];
+    int count[kMaxLevels];
     sums_above(src, pivots, mass, count);
-    const float uu[4] = {u_list, u_list, u_list, u_list};
-    const Choice<4> ch = choose_warps<4>(mass, count, uu, s);
+    float uu[kMaxLevels];
+#pragma unroll
+    for (int l = 0; l < kMaxLevels; ++l) uu[l] = u_list;
+    const Choice<kMaxLevels> ch = choose_warps<kMaxLevels>(mass, count, uu, s);
     const bool complete = ch.count[0] >= lim.k_limit || (!lim.no_p && ch.total[0] >= lim.limit_mass);
     D2K_PHASE(mark, 5);
-    if (complete && p.token >= 0 && p2.token >= 0) {
-      const bool kept = listed && lim.keeps(ch.count[1], ch.total[1]);
-      const bool kept2 = listed2 && lim.keeps(ch.count[3], ch.total[3]);
-      if (kept || kept2) {
-        if (threadIdx.x == 0) pb.samples[row] = kept ? p.token : p2.token;
+    if (complete && valid) {
+      int accepted = -1;
+#pragma unroll
+      for (int i = kProposals - 1; i >= 0; --i) {
+        if (listed[i] && lim.keeps(ch.count[1 + i], ch.total[1 + i])) accepted = i;
+      }
+      if (accepted >= 0) {
+        if (threadIdx.x == 0) pb.samples[row] = drawn[accepted].token;
         return;
       }
-      // Both dropped: the next candidate comes from the list above the highest of w0, p1 (when
-      // dropped) and w2.
-      const bool keep1 = listed && lim.keeps(ch.count[2], ch.total[2]);
-      int floor_level = listed && !keep1 ? 2 : 1;
-      float floor = floor_level == 2 ? p1 : w0;
-      if (w2 > floor) {
-        floor_level = 3;
-        floor = w2;
+      // All dropped: the next candidate comes from the list above the highest of the proposals'
+      // weights and p1 (when dropped).
+      const bool keep1 = listed[0] && lim.keeps(ch.count[kProposals + 1], ch.total[kProposals + 1]);
+      int floor_level = listed[0] && !keep1 ? kProposals + 1 : 1;
+      float floor = floor_level == 1 ? w[0] : p1;
+#pragma unroll
+      for (int i = 1; i < kProposals; ++i) {
+        if (w[i] > floor) {
+          floor_level = 1 + i;
+          floor = w[i];
+        }
       }
       rescan_segment(src, level_of(ch, floor_level), floor, s);
       const int cand = s.pick_index;
@@ -1009,14 +1009,8 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     if (threadIdx.x == 0) pb.samples[row] = token;
     return;
   }
-  // Flag the row for kernel 3 with kProposals exact draws from the whole row: the two already
-  // drawn, and the others drawn by warps 2.. at once.
+  // Flag the row for kernel 3 with its kProposals exact draws from the whole row.
   D2K_EVENT(9);
-  if (warp >= 2 && warp < kProposals) {
-    const Proposal p = draw_proposal(warp);
-    if (lane == 0) drawn[warp] = p;
-  }
-  __syncthreads();
   if (threadIdx.x == 0) {
     FlaggedRow f;
     f.row = row;
