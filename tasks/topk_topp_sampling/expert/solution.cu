@@ -9,39 +9,41 @@
 // Kernel 1 (chunk_kernel), one CTA per 8192-token chunk, no CTA waits for another or publishes
 // anything but plain stores (the kernel boundary orders them for kernel 2):
 //   The chunk is read once into shared memory (cp.async, 32 KB, six CTAs per SM, so many chunks
-//   are in flight while others compute) and scaled to y in place. Its maximum m_c and mass
-//   s_c = sum 2^(y - m_c) are recorded, and it lists (y, token) for every token with
-//   y >= L_c = m_c - depth, the depth picked from a 1/8 sample so the list fits kListCap entries:
-//   deep enough for 2k + 16 tokens on a top-k row, as deep as fits otherwise. One pass gives the
-//   mass and a bit per token at the level, so the list is written from the bits, and padded with
-//   -inf to kListCap. Three block barriers in all: the maximum, the sample, the sums. A chunk of a
-//   row without a small top-k also draws kProposals tokens from itself in proportion to weight:
-//   a warp by the warps' masses, a lane by the lanes', an element by the lane's weights.
-// Kernel 2 (decide_kernel), one CTA per row, copies its lists whole (one round trip, while warp 0
-//   reads the records), packs the listed entries as weights, and decides the row. With
-//   L = max_c L_c every token with y >= L is listed. If the listed tokens at or above L already
-//   hold k tokens or a mass of p * Z, no token below L can be kept (more than k tokens, or too
-//   much mass, lie above it), so the kept set lies in the list, and the row is sampled from the
-//   list by pivot rejection: draw a token in proportion to weight from a set known to contain the
-//   kept set, accept it when kept, otherwise narrow the set to the tokens above it (and above a
-//   midpoint, when that is not kept either) and draw again. A row without limits takes a
-//   proposal: a chunk chosen by mass, then that chunk's own draw, which is an exact draw from the
-//   row. A row with limits whose chunks drew proposals takes that proposal as its first
-//   candidate, tested in the same pass as the completeness, and goes on to the rounds only when
-//   it is dropped.
-// Kernel 3 (verify_kernel), for the rows whose lists were too short (flat rows whose kept set
-//   holds thousands of tokens): their proposals are exact draws from the whole row; every chunk
-//   of such a row counts and sums the weights strictly above each proposal, and the last one
-//   accepts the first kept proposal. If none is kept (rarely: each proposal is kept with the
-//   kept set's probability mass), that CTA samples the row itself by pivot rejection above the
-//   largest rejected proposal. Tokens drawn by rejection from any superset of the kept set, with
-//   fresh randomness each time, follow the kept distribution exactly.
+//   are in flight while others compute) and scaled to y in place. Its maximum m_c, its mass
+//   s_c = sum 2^(y - m_c) and each warp's share of it are recorded, and it lists (y, token) for
+//   every token with y >= L_c = m_c - depth, the depth picked from a 1/8 sample so the list fits
+//   kListCap entries: deep enough for 2k + 16 tokens on a top-k row, as deep as fits otherwise.
+//   One pass gives the mass and a bit per token below the level (the sign of y - L_c, shifted in),
+//   so the list is written from the bits, and padded with -inf to kListCap. Three block barriers
+//   in all: the maximum, the sample, the sums.
+// Kernel 2 (decide_kernel), one CTA of 512 threads per row, copies its lists whole (one round
+//   trip, while warp 0 reads the records) and decides the row. With L = max_c L_c every token
+//   with y >= L is listed. If the listed tokens at or above L already hold k tokens or a mass of
+//   p * Z, no token below L can be kept (more than k tokens, or too much mass, lie above it), so
+//   the kept set lies in the list, and the row is sampled from the list by pivot rejection: draw a
+//   token in proportion to weight from a set known to contain the kept set, accept it when kept,
+//   otherwise narrow the set to the tokens above it (and above a midpoint, when that is not kept
+//   either) and draw again. A row without a small top-k (a "wide" row) instead starts from
+//   kProposals exact draws from the whole row, made by four warps at once as soon as the records
+//   are in: a chunk by mass, a warp of it by the recorded warp masses, then a token of that warp's
+//   shares, read again from the logits. One pass over the list gives its completeness and the
+//   counts above every proposal; the first kept proposal is the sample, and the rounds start only
+//   when all are dropped. A row without limits takes its first proposal.
+// Kernel 3 (verify_kernel), for the wide rows whose lists were too short (flat rows whose kept
+//   set holds thousands of tokens): every chunk of such a row counts and sums the weights strictly
+//   above each proposal, and the last one accepts the first kept proposal. If none is kept
+//   (rarely: each proposal is kept with the kept set's probability mass), that CTA samples the row
+//   itself by pivot rejection above the largest rejected proposal. Tokens drawn by rejection from
+//   any superset of the kept set, with fresh randomness each time, follow the kept distribution
+//   exactly.
+// Kernels 2 and 3 are launched by programmatic dependent launch: their CTAs start while the kernel
+// before them finishes, compute what needs only the inputs, and wait for its results.
 //
 // Draws are inverse CDFs, each "the first entry whose running mass exceeds the target": a warp by
-// the warps' masses, a lane by the lanes' (warp scans), then an element in the thread's own order. A weight is
-// always computed by the same expression from the same float, so "strictly above the candidate"
-// never counts the candidate. Every sum that feeds a decision has a fixed order, so the samples
-// are a function of the inputs and the seed.
+// the warps' masses, a lane by the lanes' (warp scans), then an element in the thread's own order.
+// A weight is always computed by the same expression from the same float, so "strictly above the
+// candidate" never counts the candidate. Every sum that feeds a decision has a fixed order, so the
+// samples are a function of the inputs and the seed.
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
 
@@ -736,9 +738,9 @@ __device__ __forceinline__ void load_scaled_share(const Problem& pb, int row, in
 }
 
 // A draw from one chunk in proportion to weight 2^(y - m_c), made by one warp of the decision
-// with one uniform u, exactly as kernel 1 would have made it from its staged chunk: the chunk's
-// warp where u * mass falls by the recorded warp masses, that warp's lane by its threads' masses,
-// then an element of that thread's share by the running weights. begin() picks the warp and
+// with one uniform u: the chunk's warp where u * mass falls by the warp masses kernel 1 recorded,
+// that warp's lane by its threads' masses (recomputed with the same bits as kernel 1's), then an
+// element of that thread's share by the running weights. begin() picks the warp and
 // starts the loads of its 32 shares; finish() waits for them and picks the token.
 struct ChunkDraw {
   int chunk = 0;
