@@ -624,10 +624,10 @@ __device__ __forceinline__ int k_limit_of(const Problem& pb, int row) {
   return (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
 }
 
-__device__ Limits limits_of(const Problem& pb, int row, float z) {
+__device__ Limits limits_of(const Problem& pb, int row, int k_limit, float z) {
   const float p = pb.top_p[row];
   Limits lim;
-  lim.k_limit = k_limit_of(pb, row);
+  lim.k_limit = k_limit;
   lim.no_p = p >= 1.0f;
   lim.limit_mass = p * z;
   return lim;
@@ -804,12 +804,12 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   let_next_kernel_start();
   const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
-  const bool wide_row = k_limit > kListCap;  // proposals come from the whole row, not the list
+  const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
   // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp i < kProposals
   // proposal i's token, warp kProposals the list's draw.
   float4 u_chunks = {};
   float u_token = 0.0f;
-  if (wide_row && warp < kProposals) {
+  if (wide && warp < kProposals) {
     if (warp == 0) u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
     u_token = component(uniforms(pb.seed, row, kStepDecide, 2), warp);
   } else if (warp == kProposals && lane == 0) {
@@ -837,6 +837,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + i) : "memory");
     }
   }
+  const float scale = kLog2e / temperature;
   // Warp i < kProposals draws proposal i; warp 0 picks their chunks and hands them over through a
   // barrier of those warps.
   __shared__ int proposal_chunk[kProposals];
@@ -859,7 +860,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       row_z = z;
       row_level = level;
     }
-    if (wide_row) {
+    if (wide) {
       const float us[kProposals] = {u_chunks.x, u_chunks.y, u_chunks.z, u_chunks.w};
 #pragma unroll
       for (int i = 0; i < kProposals; ++i) {
@@ -868,17 +869,15 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       }
     }
   }
-  if (wide_row && warp < kProposals) {
+  if (wide && warp < kProposals) {
     asm volatile("bar.sync 1, %0;" ::"r"(32 * kProposals) : "memory");  // recs and proposal_chunk are written
     const int c = proposal_chunk[warp];
-    my_draw.begin(pb, row, c, recs[c], kLog2e / temperature, u_token);
+    my_draw.begin(pb, row, c, recs[c], scale, u_token);
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
   __syncthreads();
-  const float scale = kLog2e / temperature;
   const float m = row_m;
-  const Limits lim = limits_of(pb, row, row_z);
-  const bool wide = lim.k_limit > kListCap;
+  const Limits lim = limits_of(pb, row, k_limit, row_z);
 
   if (wide && lim.no_p && lim.k_limit == INT_MAX) {
     // No limit: the first proposal is the sample.
