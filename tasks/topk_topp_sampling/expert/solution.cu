@@ -93,7 +93,7 @@ constexpr int kListCap = 384;                  // listed tokens per chunk
 constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
 constexpr int kMaxBatch = 65535;               // rows are kernel 1's grid y
 constexpr int kProposals = 4;
-constexpr int kMaxLevels = kProposals + 2;  // pivots of one pass: 0, the proposals and a midpoint
+constexpr int kMaxLevels = kProposals + 1;  // pivots of one pass: the proposals and a midpoint
 // Candidate list depths below the chunk maximum, in octaves, as 64 bins of depth + 1 by its
 // binary exponent and top three mantissa bits: an eighth of an octave of depth + 1 wide, so an
 // eighth of an octave of depth near the maximum and 16 octaves at depth 127; the last bin also
@@ -112,6 +112,7 @@ __device__ __forceinline__ float depth_edge(int bin) {
 constexpr int kSampleEvery = 8;                  // the depth is picked from every 8th token
 constexpr int kMaxRounds = 96;  // never reached: the bracket reaches adjacent floats long before
 constexpr float kLog2e = 1.4426950408889634f;
+constexpr float kBelowOne = 0x1.fffffep-1f;  // the largest float below 1
 constexpr unsigned kFull = 0xffffffffu;
 
 // Random streams: (row, step, who) is unique per use.
@@ -145,9 +146,14 @@ struct FlaggedRow {
   float weight[kProposals];
 };
 
+// Cleared by kernel 1 (the workspace is undefined at every call), used by kernel 2.
+// kRowsSettled counts the rows that will flag no more: flagged, or known not to need it.
+enum Counter { kRowsFlagged, kNextItem, kRowsSettled, kCounters };
+
 struct Workspace {
-  unsigned* verify_arrivals;  // [batch] kernel 3 chunks finished per flag (cleared by kernel 1)
-  unsigned* counters;         // [0] rows flagged, [1] kernel 3's next work item (cleared by kernel 1)
+  unsigned* verify_arrivals;  // [batch] chunks of flagged row i verified
+  unsigned* flag_ready;       // [batch] 1 once flagged[i] is written
+  unsigned* counters;         // [kCounters]
   ChunkRecord* records;       // [batch][chunks]
   float* list_y;              // [batch][chunks][kListCap]
   int* list_token;            // [batch][chunks][kListCap]
@@ -156,13 +162,14 @@ struct Workspace {
 };
 
 struct WorkspaceLayout {
-  static constexpr int kArrays = 7;
+  static constexpr int kArrays = 8;
   size_t offsets[kArrays] = {};
   size_t bytes = 0;
   WorkspaceLayout(int64_t batch, int64_t chunks) {
     const size_t sizes[kArrays] = {
         sizeof(unsigned) * batch,
-        sizeof(unsigned) * 2,
+        sizeof(unsigned) * batch,
+        sizeof(unsigned) * kCounters,
         sizeof(ChunkRecord) * batch * chunks,
         sizeof(float) * batch * chunks * kListCap,
         sizeof(int) * batch * chunks * kListCap,
@@ -176,10 +183,10 @@ struct WorkspaceLayout {
   }
   Workspace carve(void* base) const {
     char* b = static_cast<char*>(base);
-    return Workspace{reinterpret_cast<unsigned*>(b + offsets[0]), reinterpret_cast<unsigned*>(b + offsets[1]),
-                     reinterpret_cast<ChunkRecord*>(b + offsets[2]), reinterpret_cast<float*>(b + offsets[3]),
-                     reinterpret_cast<int*>(b + offsets[4]),        reinterpret_cast<FlaggedRow*>(b + offsets[5]),
-                     reinterpret_cast<float*>(b + offsets[6])};
+    return Workspace{reinterpret_cast<unsigned*>(b + offsets[0]),   reinterpret_cast<unsigned*>(b + offsets[1]),
+                     reinterpret_cast<unsigned*>(b + offsets[2]),   reinterpret_cast<ChunkRecord*>(b + offsets[3]),
+                     reinterpret_cast<float*>(b + offsets[4]),      reinterpret_cast<int*>(b + offsets[5]),
+                     reinterpret_cast<FlaggedRow*>(b + offsets[6]), reinterpret_cast<float*>(b + offsets[7])};
   }
 };
 
@@ -227,6 +234,25 @@ __device__ __forceinline__ float4 uniforms(uint64_t seed, uint32_t row, uint32_t
   constexpr float kUnit = 1.0f / 16777216.0f;
   return make_float4((bits.x >> 8) * kUnit, (bits.y >> 8) * kUnit, (bits.z >> 8) * kUnit,
                      (bits.w >> 8) * kUnit);
+}
+
+// Stores of what kernel 2 reads (lists and records), marked to stay in L2 while the logits stream
+// through it.
+__device__ __forceinline__ uint64_t keep_in_l2() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ void store_kept(float* to, float v, uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.f32 [%0], %1, %2;" ::"l"(to), "f"(v), "l"(policy) : "memory");
+}
+__device__ __forceinline__ void store_kept(int* to, int v, uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.b32 [%0], %1, %2;" ::"l"(to), "r"(v), "l"(policy) : "memory");
+}
+__device__ __forceinline__ void store_kept(float4* to, float4 v, uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(to), "f"(v.x), "f"(v.y), "f"(v.z),
+               "f"(v.w), "l"(policy)
+               : "memory");
 }
 
 // Programmatic dependent launch: kernels 2 and 3 are launched so that their CTAs may start while
@@ -400,6 +426,37 @@ __device__ Choice<Levels> choose_warps(const float (&mass)[Levels], const int (&
   return out;
 }
 
+// The block's totals at each of Levels levels, known to every thread after one barrier (butterfly
+// sums, so every lane holds the same bits). For tests that draw nothing.
+template <int Levels>
+struct Totals {
+  float mass[Levels];
+  int count[Levels];
+};
+
+template <int Levels>
+__device__ Totals<Levels> block_totals(const float (&mass)[Levels], const int (&count)[Levels], Scratch& s) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+  for (int l = 0; l < Levels; ++l) {
+    const float m = warp_sum(mass[l]);
+    const int c = __reduce_add_sync(kFull, count[l]);
+    if (lane == 0) {
+      s.warp_incl[l][warp] = m;
+      s.warp_count[l][warp] = c;
+    }
+  }
+  __syncthreads();
+  const int warps = blockDim.x >> 5;
+  Totals<Levels> out;
+#pragma unroll
+  for (int l = 0; l < Levels; ++l) {
+    out.mass[l] = warp_sum(lane < warps ? s.warp_incl[l][lane] : 0.0f);
+    out.count[l] = __reduce_add_sync(kFull, lane < warps ? s.warp_count[l][lane] : 0);
+  }
+  return out;
+}
+
 // One level of a Choice, selected without indexing its arrays at run time (which would put
 // them in local memory).
 struct LevelChoice {
@@ -527,7 +584,11 @@ __device__ void sums_above(const Source& src, const float (&pivot)[Levels], floa
     count[l] = 0;
   }
   // Four elements loaded before any is added, so their latencies overlap; elements past the end
-  // weigh 0, which is above no pivot (pivots are >= 0).
+  // weigh 0, which is above no pivot (pivots are >= 0). An element above no pivot costs one
+  // comparison (most of a list lies below a row's proposals).
+  float lowest = pivot[0];
+#pragma unroll
+  for (int l = 1; l < Levels; ++l) lowest = fminf(lowest, pivot[l]);
   constexpr int kBatch = 4;
   for (int k0 = 0; k0 < seg.per; k0 += kBatch) {
     float w[kBatch];
@@ -538,11 +599,13 @@ __device__ void sums_above(const Source& src, const float (&pivot)[Levels], floa
     }
 #pragma unroll
     for (int j = 0; j < kBatch; ++j) {
+      if (w[j] > lowest) {
 #pragma unroll
-      for (int l = 0; l < Levels; ++l) {
-        if (w[j] > pivot[l]) {
-          mass[l] += w[j];
-          ++count[l];
+        for (int l = 0; l < Levels; ++l) {
+          if (w[j] > pivot[l]) {
+            mass[l] += w[j];
+            ++count[l];
+          }
         }
       }
     }
@@ -786,6 +849,33 @@ struct ChunkDraw {
   }
 };
 
+// Hands a wide row whose list is too short to the verifiers, with its kProposals exact draws from
+// the whole row: the record first, then its ready flag (a verifier reads the record only after
+// seeing the flag).
+__device__ void flag_for_verification(const Workspace& ws, int row, const Limits& lim, float m, float scale,
+                                      const Proposal (&drawn)[kProposals]) {
+  D2K_EVENT(9);
+  if (threadIdx.x != 0) return;
+  FlaggedRow f;
+  f.row = row;
+  f.k_limit = lim.k_limit;
+  f.no_p = lim.no_p;
+  f.m = m;
+  f.limit_mass = lim.limit_mass;
+  f.scale = scale;
+#pragma unroll
+  for (int i = 0; i < kProposals; ++i) {
+    f.token[i] = drawn[i].token;
+    f.weight[i] = f.token[i] >= 0 ? weight_of(drawn[i].y, m) : 0.0f;
+  }
+  const unsigned slot = atomicAdd(&ws.counters[kRowsFlagged], 1u);
+  ws.flagged[slot] = f;
+  __threadfence();
+  atomicExch(&ws.flag_ready[slot], 1u);
+  __threadfence();  // the flag is out before the row counts as settled
+  atomicAdd(&ws.counters[kRowsSettled], 1u);
+}
+
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
 // kListCap slots, padded with -inf, so the row's lists are one contiguous block, copied whole into
 // shared memory while warp 0 reads the records: a single round trip to L2. The listed entries are
@@ -798,13 +888,16 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
   __shared__ ChunkRecord recs[kMaxChunks];
   __shared__ float draw_elements[kProposals][32];  // one per warp that draws a proposal
-  __shared__ Proposal drawn[kProposals];
+  __shared__ Proposal drawn[kProposals];          // a wide row's proposals
+  __shared__ float list_warp_mass[kMaxWarps];     // a wide row's listed mass and count, by the
+  __shared__ int list_warp_count[kMaxWarps];      // warps that weigh its list
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   D2K_MARK(mark);
   let_next_kernel_start();
   const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
   const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
+  const bool may_flag = wide && (k_limit != INT_MAX || pb.top_p[row] < 1.0f);
   // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp i < kProposals
   // proposal i's token, warp kProposals the list's draw.
   float4 u_chunks = {};
@@ -816,6 +909,8 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     row_u = uniforms(pb.seed, row, kStepDecide, 0).x;
   }
   wait_for_previous_kernel();
+  // A row that cannot be flagged is settled at once, so the verifiers stop waiting early.
+  if (!may_flag && threadIdx.x == 0) atomicAdd(&ws.counters[kRowsSettled], 1u);
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
   const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
   const int slots = pb.chunks * kListCap;
@@ -899,9 +994,20 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     const Proposal p = my_draw.finish(draw_elements[warp]);
     if (lane == 0) drawn[warp] = p;
   } else if (wide) {
+    float listed_mass = 0.0f;
+    int listed_count = 0;
     for (int j = threadIdx.x - kDrawers; j < slots; j += blockDim.x - kDrawers) {
       const float y = lists[j];
-      lists[j] = y >= level ? ex2(y - m) : 0.0f;
+      const float w = y >= level ? ex2(y - m) : 0.0f;
+      lists[j] = w;
+      listed_mass += w;
+      listed_count += w > 0.0f;
+    }
+    const float mass_of_warp = warp_sum(listed_mass);
+    const int count_of_warp = __reduce_add_sync(kFull, listed_count);
+    if (lane == 0) {
+      list_warp_mass[warp] = mass_of_warp;
+      list_warp_count[warp] = count_of_warp;
     }
   } else {
     for (int c = warp; c < pb.chunks; c += blockDim.x >> 5) {
@@ -930,11 +1036,20 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
   };
   if (wide) {
-    // One pass: the list's completeness, and the counts and masses above each proposal and above
-    // a midpoint p1 between the first one's weight and 1. A complete list holds the kept set, so
-    // there a proposal is kept exactly when it is listed and the counts above it keep it. The
-    // first kept proposal is the sample; when all are dropped, the rounds go on from the list
-    // above the highest weight known to be dropped. An incomplete list goes to kernel 3.
+    // The list's completeness first: a complete list holds the kept set, and an incomplete one
+    // goes to the verifiers at once. Then one pass gives the counts and masses above each proposal
+    // and above a midpoint p1 between the first one's weight and 1; a proposal is kept exactly
+    // when it is listed and the counts above it keep it. The first kept proposal is the sample;
+    // when all are dropped, the rounds go on from the list above the highest weight known to be
+    // dropped.
+    float listed_mass = 0.0f;
+    int listed_count = 0;
+#pragma unroll
+    for (int w = kProposals; w < kMaxWarps; ++w) {
+      listed_mass += list_warp_mass[w];
+      listed_count += list_warp_count[w];
+    }
+    const bool complete = listed_count >= lim.k_limit || (!lim.no_p && listed_mass >= lim.limit_mass);
     float w[kProposals];
     bool valid = true, listed[kProposals];
 #pragma unroll
@@ -944,55 +1059,62 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       w[i] = pr.token >= 0 ? weight_of(pr.y, m) : 0.0f;
       listed[i] = pr.token >= 0 && pr.y >= level;
     }
+    if (!complete || !valid) {
+      flag_for_verification(ws, row, lim, m, scale, drawn);
+      return;
+    }
+    if (threadIdx.x == 0) atomicAdd(&ws.counters[kRowsSettled], 1u);
     const float p1 = listed[0] ? fminf(fmaxf(sqrtf(w[0]), w[0]), 1.0f) : INFINITY;
-    // Level 0: the list; 1 + i: above proposal i; kProposals + 1: above p1.
-    float pivots[kMaxLevels] = {0.0f};
+    // Level i < kProposals: above proposal i; kProposals: above p1.
+    float pivots[kMaxLevels];
 #pragma unroll
-    for (int i = 0; i < kProposals; ++i) pivots[1 + i] = w[i];
-    pivots[kProposals + 1] = p1;
+    for (int i = 0; i < kProposals; ++i) pivots[i] = w[i];
+    pivots[kProposals] = p1;
     float mass[kMaxLevels];
     int count[kMaxLevels];
     sums_above(src, pivots, mass, count);
-    float uu[kMaxLevels];
-#pragma unroll
-    for (int l = 0; l < kMaxLevels; ++l) uu[l] = u_list;
-    const Choice<kMaxLevels> ch = choose_warps<kMaxLevels>(mass, count, uu, s);
-    const bool complete = ch.count[0] >= lim.k_limit || (!lim.no_p && ch.total[0] >= lim.limit_mass);
+    const Totals<kMaxLevels> above = block_totals<kMaxLevels>(mass, count, s);
     D2K_PHASE(mark, 5);
-    if (complete && valid) {
-      int accepted = -1;
+    int accepted = -1;
 #pragma unroll
-      for (int i = kProposals - 1; i >= 0; --i) {
-        if (listed[i] && lim.keeps(ch.count[1 + i], ch.total[1 + i])) accepted = i;
-      }
-      if (accepted >= 0) {
-        if (threadIdx.x == 0) pb.samples[row] = drawn[accepted].token;
-        return;
-      }
-      // All dropped: the next candidate comes from the list above the highest of the proposals'
-      // weights and p1 (when dropped).
-      const bool keep1 = listed[0] && lim.keeps(ch.count[kProposals + 1], ch.total[kProposals + 1]);
-      int floor_level = listed[0] && !keep1 ? kProposals + 1 : 1;
-      float floor = floor_level == 1 ? w[0] : p1;
+    for (int i = kProposals - 1; i >= 0; --i) {
+      if (listed[i] && lim.keeps(above.count[i], above.mass[i])) accepted = i;
+    }
+    if (accepted >= 0) {
+      if (threadIdx.x == 0) pb.samples[row] = drawn[accepted].token;
+      return;
+    }
+    // All dropped: the next candidate comes from the list above the highest of the proposals'
+    // weights and p1 (when dropped).
+    const bool keep1 = listed[0] && lim.keeps(above.count[kProposals], above.mass[kProposals]);
+    float floor = listed[0] && !keep1 ? p1 : w[0];
 #pragma unroll
-      for (int i = 1; i < kProposals; ++i) {
-        if (w[i] > floor) {
-          floor_level = 1 + i;
-          floor = w[i];
-        }
-      }
-      rescan_segment(src, level_of(ch, floor_level), floor, s);
-      const int cand = s.pick_index;
-      const float cand_w = s.pick_weight;
-      __syncthreads();
-      if (cand >= 0) {
-        const int j = pivot_rounds(src, lim, cand, cand_w, keep1 ? p1 : 1.0f, pb.seed, row, kStepRounds, s);
-        D2K_PHASE(mark, 6);
+    for (int i = 1; i < kProposals; ++i) floor = fmaxf(floor, w[i]);
+    __syncthreads();  // block_totals' scratch is read before draw_above writes it
+    float cand_w, mass_above;
+    int count_above;
+    const int cand = draw_above(src, floor, u_list, s, &cand_w, &count_above, &mass_above);
+    if (cand < 0) {  // nothing above the floor: only non-finite weights get here (no sample is right)
+      if (threadIdx.x == 0) pb.samples[row] = drawn[0].token;
+      return;
+    }
+    const int j = pivot_rounds(src, lim, cand, cand_w, keep1 ? p1 : 1.0f, pb.seed, row, kStepRounds, s);
+    D2K_PHASE(mark, 6);
+    if (threadIdx.x == 0) pb.samples[row] = token_of(j);
+    return;
+  } else {
+    if (lim.k_limit == 1 && level < INFINITY) {
+      // Greedy: the kept set is the tokens of weight 1, the maximum (whatever p is). A finite row
+      // level lies at least an eighth below M, so all of them are listed, and a draw among them in
+      // proportion to weight is uniform: one pass, no rounds.
+      float w_top, mass_top;
+      int count_top;
+      const int j = draw_above(src, kBelowOne, u_list, s, &w_top, &count_top, &mass_top);
+      if (j >= 0) {
         if (threadIdx.x == 0) pb.samples[row] = token_of(j);
         return;
       }
     }
-  } else {
     float cand_w, mass_listed;
     int count_listed;
     const int cand = draw_above(src, 0.0f, u_list, s, &cand_w, &count_listed, &mass_listed);
@@ -1010,23 +1132,6 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     if (threadIdx.x == 0) pb.samples[row] = token;
     return;
   }
-  // Flag the row for kernel 3 with its kProposals exact draws from the whole row.
-  D2K_EVENT(9);
-  if (threadIdx.x == 0) {
-    FlaggedRow f;
-    f.row = row;
-    f.k_limit = lim.k_limit;
-    f.no_p = lim.no_p;
-    f.m = m;
-    f.limit_mass = lim.limit_mass;
-    f.scale = scale;
-#pragma unroll
-    for (int i = 0; i < kProposals; ++i) {
-      f.token[i] = drawn[i].token;
-      f.weight[i] = f.token[i] >= 0 ? weight_of(drawn[i].y, m) : 0.0f;
-    }
-    ws.flagged[atomicAdd(&ws.counters[0], 1u)] = f;
-  }
 }
 
 __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspace ws) {
@@ -1035,6 +1140,9 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int chunk = blockIdx.x, row = blockIdx.y;
   D2K_MARK(mark);
+  // Kernel 2 may start only once every CTA here has waited: it reads the inputs before it waits
+  // for this kernel, so whatever wrote them must be complete by then.
+  wait_for_previous_kernel();  // whatever wrote the inputs, or the last call's kernel 2 (the workspace)
   let_next_kernel_start();
   stage_chunk(pb, row, chunk, buffer);
   // Loaded and divided while the copies are in flight.
@@ -1043,9 +1151,12 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   const float* ys = reinterpret_cast<const float*>(buffer);
   // Element e = 4 q + c of thread t's share (t's e-th token in chunk order) sits at ys[y_slot(t, e)].
   auto y_slot = [](int t, int e) { return 4 * (t + (e >> 2) * kThreads) + (e & 3); };
-  if (chunk == 0 && row == 0) {  // kernel 3's counters; the workspace is undefined at every call
-    for (int i = threadIdx.x; i < pb.batch; i += kThreads) ws.verify_arrivals[i] = 0;
-    if (threadIdx.x < 2) ws.counters[threadIdx.x] = 0;
+  if (chunk == 0 && row == 0) {  // kernel 2's counters
+    for (int i = threadIdx.x; i < pb.batch; i += kThreads) {
+      ws.verify_arrivals[i] = 0;
+      ws.flag_ready[i] = 0;
+    }
+    if (threadIdx.x < kCounters) ws.counters[threadIdx.x] = 0;
   }
 
   if (threadIdx.x < kDepthBins) cs.depth_bins[threadIdx.x] = 0;  // published by block_max's barrier
@@ -1109,14 +1220,15 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   float* to_y = out_y + slots.offset;
   int* to_token = out_token + slots.offset;
   const int first_token = chunk * kChunk;
+  const uint64_t keep = keep_in_l2();
   for (unsigned bits = listed_bits; bits != 0; ++to_y, ++to_token) {
     const int e = __clz(bits);
     bits &= 0x7fffffffu >> e;
     const int at = y_slot(threadIdx.x, e);  // the token's place in the buffer and in the chunk
-    *to_y = ys[at];
-    *to_token = first_token + at;
+    store_kept(to_y, ys[at], keep);
+    store_kept(to_token, first_token + at, keep);
   }
-  for (int i = slots.listed + threadIdx.x; i < kListCap; i += kThreads) out_y[i] = -INFINITY;
+  for (int i = slots.listed + threadIdx.x; i < kListCap; i += kThreads) store_kept(out_y + i, -INFINITY, keep);
   D2K_PHASE(mark, 2);
 
   // The record, with the warp masses from which the decision draws this chunk's proposals.
@@ -1128,51 +1240,92 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
       chunk_mass += wm[w];
     }
     float4* out = reinterpret_cast<float4*>(ws.records + slot);
-    out[0] = make_float4(m, chunk_mass, level, __int_as_float(slots.listed));
-    out[1] = make_float4(wm[0], wm[1], wm[2], wm[3]);
-    out[2] = make_float4(wm[4], wm[5], wm[6], wm[7]);
+    store_kept(out, make_float4(m, chunk_mass, level, __int_as_float(slots.listed)), keep);
+    store_kept(out + 1, make_float4(wm[0], wm[1], wm[2], wm[3]), keep);
+    store_kept(out + 2, make_float4(wm[4], wm[5], wm[6], wm[7]), keep);
   }
   D2K_PHASE(mark, 3);
 }
 
-__global__ void __launch_bounds__(kDecideThreads) decide_kernel(Problem pb, Workspace ws) {
-  extern __shared__ float lists_and_weights[];
-  __shared__ Scratch s;
-  decide_row(pb, ws, blockIdx.x, lists_and_weights, s);
+// Whether any row may be handed to the verifiers: a wide row with a limit.
+__device__ bool any_row_may_flag(const Problem& pb) {
+  bool may = false;
+  for (int r = threadIdx.x; r < pb.batch && !may; r += blockDim.x) {
+    const int k_limit = k_limit_of(pb, r);
+    may = k_limit > kListCap && (k_limit != INT_MAX || pb.top_p[r] < 1.0f);
+  }
+  return __syncthreads_or(may);
 }
 
-// Kernel 3: work items (flagged row, chunk), taken in order by persistent CTAs.
-__global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspace ws) {
-  extern __shared__ float4 buffer[];  // a chunk, as chunk_kernel stages it
-  __shared__ Scratch s;
+// A verifier's next work item (flagged row, chunk) in item order, once that row is flagged; -1
+// when the row will not be (every row is settled and fewer were flagged). Thread 0 only.
+__device__ int next_item(const Problem& pb, const Workspace& ws) {
+  const unsigned item = atomicAdd(&ws.counters[kNextItem], 1u);
+  const unsigned which = item / pb.chunks;
+  if (which >= static_cast<unsigned>(pb.batch)) return -1;
+  const volatile unsigned* ready = ws.flag_ready + which;
+  const volatile unsigned* settled = ws.counters + kRowsSettled;
+  for (;;) {
+    if (*ready != 0) break;
+    if (*settled == static_cast<unsigned>(pb.batch)) {  // every flag is out: look once more
+      __threadfence();
+      if (*ready != 0) break;
+      return -1;
+    }
+    __nanosleep(64);
+  }
+  __threadfence();  // the record is read after its flag
+  return static_cast<int>(item);
+}
+
+// A verifier CTA: work items (flagged row, chunk), taken in order as rows are flagged. Each sums
+// the weights strictly above each proposal over its chunk; the last chunk of a row accepts the
+// first kept proposal, or samples the row itself when none is kept.
+__device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, Scratch& s) {
   __shared__ FlaggedRow f;
   __shared__ int item_shared;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  let_next_kernel_start();
+  if (!any_row_may_flag(pb)) return;
   wait_for_previous_kernel();
-  const int flagged = static_cast<int>(__ldcg(&ws.counters[0]));
-  const int items = flagged * pb.chunks;
   for (;;) {
-    if (threadIdx.x == 0) item_shared = static_cast<int>(atomicAdd(&ws.counters[1], 1u));
+    if (threadIdx.x == 0) {
+      item_shared = next_item(pb, ws);
+      if (item_shared >= 0) f = ws.flagged[item_shared / pb.chunks];
+    }
     __syncthreads();
     const int item = item_shared;
-    if (item >= items) return;
+    if (item < 0) return;
     const int which = item / pb.chunks;
     const int chunk = item - which * pb.chunks;
-    if (threadIdx.x == 0) f = ws.flagged[which];
-    __syncthreads();
 
     D2K_MARK(mark);
-    stage_chunk(pb, f.row, chunk, buffer);
-    wait_staged();
-    scale_staged(f.scale, buffer);
+    // This thread's kVerifyQuads float4s of the chunk, read straight from the logits: y and its
+    // weight by the expressions kernel 1 and the proposals use.
+    constexpr int kVerifyQuads = kChunk / 4 / kDecideThreads;
+    const float* src = pb.logits + f.row * pb.row_stride + chunk * kChunk;
+    const int len = min(kChunk, pb.vocab - chunk * kChunk);
+    float4 x[kVerifyQuads];
+#pragma unroll
+    for (int q = 0; q < kVerifyQuads; ++q) {
+      const int at = 4 * (threadIdx.x + q * kDecideThreads);
+      x[q] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+      if (pb.vectorized && at + 4 <= len) {
+        x[q] = __ldcg(reinterpret_cast<const float4*>(src + at));
+      } else {
+        if (at < len) x[q].x = __ldcg(src + at);
+        if (at + 1 < len) x[q].y = __ldcg(src + at + 1);
+        if (at + 2 < len) x[q].z = __ldcg(src + at + 2);
+        if (at + 3 < len) x[q].w = __ldcg(src + at + 3);
+      }
+    }
     float mass[kProposals] = {};
     int count[kProposals] = {};
 #pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) {
-      const float4 y = buffer[threadIdx.x + q * kThreads];
+    for (int q = 0; q < kVerifyQuads; ++q) {
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const float w = weight_of(component(y, c), f.m);
+        const float w = weight_of(__fmul_rn(component(x[q], c), f.scale), f.m);
 #pragma unroll
         for (int i = 0; i < kProposals; ++i) {
           if (w > f.weight[i]) {
@@ -1197,7 +1350,7 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
       float total = 0.0f;
       int all = 0;
 #pragma unroll
-      for (int w = 0; w < kWarps; ++w) {
+      for (int w = 0; w < kMaxWarps; ++w) {
         total += s.warp_incl[threadIdx.x][w];
         all += s.warp_count[threadIdx.x][w];
       }
@@ -1247,6 +1400,19 @@ __global__ void __launch_bounds__(kThreads, 2) verify_kernel(Problem pb, Workspa
     }
     __syncthreads();
   }
+}
+
+// Kernel 2: CTA r < batch decides row r; the CTAs after them verify the rows that their lists
+// could not decide. A verifier waits only for deciders, which have lower indices, so they were
+// started before it.
+__global__ void __launch_bounds__(kDecideThreads) decide_kernel(Problem pb, Workspace ws) {
+  extern __shared__ float lists_and_weights[];
+  __shared__ Scratch s;
+  if (blockIdx.x >= static_cast<unsigned>(pb.batch)) {
+    verify_flagged_rows(pb, ws, s);
+    return;
+  }
+  decide_row(pb, ws, blockIdx.x, lists_and_weights, s);
 }
 
 bool is_dtype(const DLTensor& t, uint8_t code, uint8_t bits) {
@@ -1354,7 +1520,7 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
   const Workspace ws = layout.carve(call->workspace);
   const auto stream = static_cast<cudaStream_t>(call->stream);
 
-  static int sms = 0;  // kernel 3 runs two persistent CTAs per SM
+  static int sms = 0;  // kernel 2 adds a verifier CTA per SM
   cudaError_t status = cudaSuccess;
   if (sms == 0) {
     int device = 0;
@@ -1369,18 +1535,13 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     status = cudaFuncSetAttribute(decide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(list_bytes));
     if (status == cudaSuccess) decide_smem_allowed = list_bytes;
   }
-  if (status == cudaSuccess) {
-    chunk_kernel<<<dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(batch)), kThreads, sizeof(float) * kChunk,
-                   stream>>>(pb, ws);
-    status = cudaGetLastError();
-  }
-  // Kernels 2 and 3 by programmatic dependent launch (see wait_for_previous_kernel).
+  // Both kernels by programmatic dependent launch (see wait_for_previous_kernel).
   cudaLaunchAttribute early_start;
   early_start.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early_start.val.programmaticStreamSerializationAllowed = 1;
-  auto launch_after = [&](auto kernel, int64_t grid, int threads, size_t smem) {
+  auto launch_early = [&](auto kernel, dim3 grid, int threads, size_t smem) {
     cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(static_cast<unsigned>(grid));
+    config.gridDim = grid;
     config.blockDim = dim3(static_cast<unsigned>(threads));
     config.dynamicSmemBytes = smem;
     config.stream = stream;
@@ -1388,9 +1549,13 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     config.numAttrs = 1;
     return cudaLaunchKernelEx(&config, kernel, pb, ws);
   };
-  if (status == cudaSuccess) status = launch_after(decide_kernel, batch, kDecideThreads, list_bytes);
   if (status == cudaSuccess)
-    status = launch_after(verify_kernel, std::min<int64_t>(2 * sms, batch * chunks), kThreads, sizeof(float) * kChunk);
+    status = launch_early(chunk_kernel, dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(batch)), kThreads,
+                          sizeof(float) * kChunk);
+  // A decider per row, then a verifier per SM (or per chunk of the rows, when fewer).
+  const int64_t verifiers = std::min<int64_t>(sms, batch * chunks);
+  if (status == cudaSuccess)
+    status = launch_early(decide_kernel, dim3(static_cast<unsigned>(batch + verifiers)), kDecideThreads, list_bytes);
   if (status != cudaSuccess) {
     std::snprintf(error, error_size, "CUDA error: %s", cudaGetErrorString(status));
     return 1;
