@@ -93,6 +93,7 @@ constexpr int kListCap = 384;                  // listed tokens per chunk
 constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
 constexpr int kMaxBatch = 65535;               // rows are kernel 1's grid y
 constexpr int kProposals = 4;
+constexpr int kDrawingThreads = 32 * kProposals;  // a wide row's proposals: a warp each
 constexpr int kMaxLevels = kProposals + 1;  // pivots of one pass: the proposals and a midpoint
 // Candidate list depths below the chunk maximum, in octaves, as 64 bins of depth + 1 by its
 // binary exponent and top three mantissa bits: an eighth of an octave of depth + 1 wide, so an
@@ -927,9 +928,14 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
   {
     const float4* src = reinterpret_cast<const float4*>(ws.list_y + list_base);
-    for (int i = threadIdx.x; i < slots / 4; i += blockDim.x) {
+    auto copy = [&](int i) {
       const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(lists + 4 * i));
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + i) : "memory");
+    };
+    if (!wide) {
+      for (int i = threadIdx.x; i < slots / 4; i += blockDim.x) copy(i);
+    } else if (threadIdx.x >= kDrawingThreads) {  // a wide row's drawing warps' own loads go out first
+      for (int i = threadIdx.x - kDrawingThreads; i < slots / 4; i += blockDim.x - kDrawingThreads) copy(i);
     }
   }
   const float scale = kLog2e / temperature;
@@ -965,7 +971,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     }
   }
   if (wide && warp < kProposals) {
-    asm volatile("bar.sync 1, %0;" ::"r"(32 * kProposals) : "memory");  // recs and proposal_chunk are written
+    asm volatile("bar.sync 1, %0;" ::"r"(kDrawingThreads) : "memory");  // recs and proposal_chunk are written
     const int c = proposal_chunk[warp];
     my_draw.begin(pb, row, c, recs[c], scale, u_token);
   }
@@ -989,14 +995,13 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   // any is written, so their latencies overlap).
   const int n = row_listed;
   const float level = row_level;
-  constexpr int kDrawers = 32 * kProposals;
   if (wide && warp < kProposals) {
     const Proposal p = my_draw.finish(draw_elements[warp]);
     if (lane == 0) drawn[warp] = p;
   } else if (wide) {
     float listed_mass = 0.0f;
     int listed_count = 0;
-    for (int j = threadIdx.x - kDrawers; j < slots; j += blockDim.x - kDrawers) {
+    for (int j = threadIdx.x - kDrawingThreads; j < slots; j += blockDim.x - kDrawingThreads) {
       const float y = lists[j];
       const float w = y >= level ? ex2(y - m) : 0.0f;
       lists[j] = w;
