@@ -15,29 +15,35 @@
 //   kListCap entries: deep enough for 2k + 16 tokens on a top-k row, as deep as fits otherwise.
 //   One pass gives the mass and a bit per token below the level (the sign of y - L_c, shifted in),
 //   so the list is written from the bits, and padded with -inf to kListCap. Three block barriers
-//   in all: the maximum, the sample, the sums.
-// Kernel 2 (decide_kernel), one CTA of 512 threads per row, copies its lists whole (one round
-//   trip, while warp 0 reads the records) and decides the row. With L = max_c L_c every token
-//   with y >= L is listed. If the listed tokens at or above L already hold k tokens or a mass of
-//   p * Z, no token below L can be kept (more than k tokens, or too much mass, lie above it), so
-//   the kept set lies in the list, and the row is sampled from the list by pivot rejection: draw a
-//   token in proportion to weight from a set known to contain the kept set, accept it when kept,
-//   otherwise narrow the set to the tokens above it (and above a midpoint, when that is not kept
-//   either) and draw again. A row without a small top-k (a "wide" row) instead starts from
+//   in all: the maximum, the sample, the sums. Lists and records are stored with an L2 keep hint,
+//   so the logits streaming through L2 do not push them out before kernel 2 reads them.
+// Kernel 2 (decide_kernel): CTA r < B decides row r with 512 threads; the CTAs after them verify.
+//   A decider copies its lists whole (one round trip, while warp 0 reads the records). With
+//   L = max_c L_c every token with y >= L is listed. If the listed tokens at or above L already
+//   hold k tokens or a mass of p * Z, no token below L can be kept (more than k tokens, or too much
+//   mass, lie above it), so the kept set lies in the list, and the row is sampled from the list by
+//   pivot rejection: draw a token in proportion to weight from a set known to contain the kept
+//   set, accept it when kept, otherwise narrow the set to the tokens above it (and above a
+//   midpoint, when that is not kept either) and draw again. A greedy row (k = 1) draws once among
+//   the tokens of weight 1. A row without a small top-k (a "wide" row) instead starts from
 //   kProposals exact draws from the whole row, made by four warps at once as soon as the records
 //   are in: a chunk by mass, a warp of it by the recorded warp masses, then a token of that warp's
-//   shares, read again from the logits. One pass over the list gives its completeness and the
-//   counts above every proposal; the first kept proposal is the sample, and the rounds start only
-//   when all are dropped. A row without limits takes its first proposal.
-// Kernel 3 (verify_kernel), for the wide rows whose lists were too short (flat rows whose kept
-//   set holds thousands of tokens): every chunk of such a row counts and sums the weights strictly
-//   above each proposal, and the last one accepts the first kept proposal. If none is kept
-//   (rarely: each proposal is kept with the kept set's probability mass), that CTA samples the row
-//   itself by pivot rejection above the largest rejected proposal. Tokens drawn by rejection from
-//   any superset of the kept set, with fresh randomness each time, follow the kept distribution
+//   shares, read again from the logits. Weighing its list gives its completeness; one pass over
+//   the entries above the lowest proposal gives the counts above every proposal; the first kept
+//   proposal is the sample, and the rounds start only when all are dropped. A row without limits
+//   takes its first proposal.
+//   A wide row whose list is too short (a flat row whose kept set holds thousands of tokens) is
+//   flagged as soon as that is known. The verifier CTAs take its chunks as work items: each counts
+//   and sums the weights strictly above each proposal over its chunk, and the last one accepts the
+//   first kept proposal. If none is kept (rarely: each proposal is kept with the kept set's
+//   probability mass), that CTA samples the row itself by pivot rejection above the largest
+//   rejected proposal. A verifier waits only for deciders, whose indices are lower, and stops once
+//   every row is settled (flagged, or known never to be). Tokens drawn by rejection from any
+//   superset of the kept set, with fresh randomness each time, follow the kept distribution
 //   exactly.
-// Kernels 2 and 3 are launched by programmatic dependent launch: their CTAs start while the kernel
-// before them finishes, compute what needs only the inputs, and wait for its results.
+// Both kernels are launched by programmatic dependent launch: their CTAs start while the kernel
+// before them finishes, compute what needs only the inputs, and wait for its results; kernel 1
+// lets kernel 2 start only after its own wait, so every input is complete when kernel 2 reads it.
 //
 // Draws are inverse CDFs, each "the first entry whose running mass exceeds the target": a warp by
 // the warps' masses, a lane by the lanes' (warp scans), then an element in the thread's own order.
@@ -135,7 +141,7 @@ struct Proposal {
   float y;
 };
 
-// A row whose list was too short, with its proposals, for kernel 3.
+// A row whose list was too short, with its proposals, for the verifiers.
 struct FlaggedRow {
   int row;
   int k_limit;
@@ -894,7 +900,6 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   __shared__ int list_warp_count[kMaxWarps];      // warps that weigh its list
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   D2K_MARK(mark);
-  let_next_kernel_start();
   const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
   const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
@@ -1031,6 +1036,9 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
   __syncthreads();
   D2K_PHASE(mark, 4);
+  // The next call's kernel 1 may be launched from here: earlier, its waiting CTAs slowed the
+  // decisions (b128 by 1.3 us); at the end, its launch was exposed (ab4.txt, ab5.txt).
+  let_next_kernel_start();
   const ListSource src = wide ? ListSource{lists, slots} : ListSource{list_weights, n};
   const float u_list = row_u;
   // Thread 0: the token of weight j.
@@ -1473,7 +1481,7 @@ extern "C" D2K_NATIVE_EXPORT const char* d2k_sampling_phase_names(void) {
   return "chunk load + scale + max;chunk depth sample;chunk mass + list;chunk record;"
          "decide records + list load + first proposal;decide first draw or proposal test;decide pivot rounds;(event) a list round;"
          "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 2;verify chunk pass;"
-         "(event) proposal accepted;whole-row sampling in kernel 3;(event) depth made shallower";
+         "(event) proposal accepted;whole-row sampling by a verifier;(event) depth made shallower";
 }
 
 // Profiling build only: copies the 32 phase counters out and clears them.
