@@ -262,9 +262,9 @@ __device__ __forceinline__ void store_kept(float4* to, float4 v, uint64_t policy
                : "memory");
 }
 
-// Programmatic dependent launch: kernels 2 and 3 are launched so that their CTAs may start while
-// the kernel before them still runs (once all of its CTAs have started); each waits here before
-// it reads what that kernel wrote, which is then complete and visible.
+// Programmatic dependent launch: both kernels are launched so that their CTAs may start while
+// the kernel before them still runs (once all of its CTAs have signalled, or exited); each waits
+// here before it reads what that kernel wrote, which is then complete and visible.
 __device__ __forceinline__ void let_next_kernel_start() { asm volatile("griddepcontrol.launch_dependents;"); }
 __device__ __forceinline__ void wait_for_previous_kernel() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 
