@@ -694,6 +694,12 @@ __device__ __forceinline__ int k_limit_of(const Problem& pb, int row) {
   return (k <= 0 || k >= pb.vocab) ? INT_MAX : k;
 }
 
+// Whether a row may be handed to the verifiers: a wide row (proposals from the whole row) with a
+// limit. Deciders and verifiers must agree on it, or the verifiers stop early or wait forever.
+__device__ __forceinline__ bool row_may_flag(const Problem& pb, int row, int k_limit) {
+  return k_limit > kListCap && (k_limit != INT_MAX || pb.top_p[row] < 1.0f);
+}
+
 __device__ Limits limits_of(const Problem& pb, int row, int k_limit, float z) {
   const float p = pb.top_p[row];
   Limits lim;
@@ -753,8 +759,8 @@ __device__ __forceinline__ void wait_staged() { asm volatile("cp.async.wait_all;
 __device__ __forceinline__ float component(const float4& f, int c) { return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w; }
 
 // Scales this thread's staged share in place to y = logit * scale (-inf stays -inf) and returns
-// its maximum, after wait_staged(). Both kernels that stage chunks use it, so they compare the
-// same products.
+// its maximum, after wait_staged(). Every other reader of the logits scales by the same product
+// (load_scaled_quads), so all compare the same y.
 __device__ __forceinline__ float scale_staged(float scale, float4* buffer) {
   float local_max = -INFINITY;
 #pragma unroll
@@ -785,15 +791,17 @@ __device__ __forceinline__ unsigned shift_in_below(unsigned below, const float4&
   return __funnelshift_l(__float_as_uint(y.w - level), below, 1);
 }
 
-// Thread t's share of a chunk as y, read from global memory exactly as stage_scaled_chunk stages
-// it (-inf past the row's end).
-__device__ __forceinline__ void load_scaled_share(const Problem& pb, int row, int chunk, int t, float scale,
-                                                  float4 (&y)[kQuadsPerThread]) {
+// Float4s t + q * Stride (q < Quads) of a chunk as y, read straight from the logits and scaled as
+// scale_staged scales them (-inf past the row's end). With Stride kThreads, thread t's share as
+// kernel 1 stages it.
+template <int Quads, int Stride>
+__device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, int chunk, int t, float scale,
+                                                  float4 (&y)[Quads]) {
   const float* src = pb.logits + row * pb.row_stride + chunk * kChunk;
   const int len = min(kChunk, pb.vocab - chunk * kChunk);
 #pragma unroll
-  for (int q = 0; q < kQuadsPerThread; ++q) {
-    const int at = 4 * (t + q * kThreads);
+  for (int q = 0; q < Quads; ++q) {
+    const int at = 4 * (t + q * Stride);
     float4 f = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
     if (pb.vectorized && at + 4 <= len) {
       f = __ldcg(reinterpret_cast<const float4*>(src + at));
@@ -826,7 +834,8 @@ struct ChunkDraw {
     float before;
     source_warp = warp_of_target(r.warp_mass, target, &before);
     in_warp = target - before;
-    if (source_warp >= 0) load_scaled_share(pb, row, c, 32 * source_warp + (threadIdx.x & 31), scale, share);
+    if (source_warp >= 0)
+      load_scaled_quads<kQuadsPerThread, kThreads>(pb, row, c, 32 * source_warp + (threadIdx.x & 31), scale, share);
   }
 
   // `elements` is this warp's own 32-float scratch.
@@ -903,7 +912,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
   const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
-  const bool may_flag = wide && (k_limit != INT_MAX || pb.top_p[row] < 1.0f);
+  const bool may_flag = row_may_flag(pb, row, k_limit);
   // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp i < kProposals
   // proposal i's token, warp kProposals the list's draw.
   float4 u_chunks = {};
@@ -1260,13 +1269,10 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   D2K_PHASE(mark, 3);
 }
 
-// Whether any row may be handed to the verifiers: a wide row with a limit.
+// Whether any row may be handed to the verifiers.
 __device__ bool any_row_may_flag(const Problem& pb) {
   bool may = false;
-  for (int r = threadIdx.x; r < pb.batch && !may; r += blockDim.x) {
-    const int k_limit = k_limit_of(pb, r);
-    may = k_limit > kListCap && (k_limit != INT_MAX || pb.top_p[r] < 1.0f);
-  }
+  for (int r = threadIdx.x; r < pb.batch && !may; r += blockDim.x) may = row_may_flag(pb, r, k_limit_of(pb, r));
   return __syncthreads_or(may);
 }
 
@@ -1313,32 +1319,18 @@ __device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, Scra
     const int chunk = item - which * pb.chunks;
 
     D2K_MARK(mark);
-    // This thread's kVerifyQuads float4s of the chunk, read straight from the logits: y and its
-    // weight by the expressions kernel 1 and the proposals use.
+    // This thread's kVerifyQuads float4s of the chunk as y, and their weights by the expression
+    // kernel 1 and the proposals use.
     constexpr int kVerifyQuads = kChunk / 4 / kDecideThreads;
-    const float* src = pb.logits + f.row * pb.row_stride + chunk * kChunk;
-    const int len = min(kChunk, pb.vocab - chunk * kChunk);
-    float4 x[kVerifyQuads];
-#pragma unroll
-    for (int q = 0; q < kVerifyQuads; ++q) {
-      const int at = 4 * (threadIdx.x + q * kDecideThreads);
-      x[q] = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-      if (pb.vectorized && at + 4 <= len) {
-        x[q] = __ldcg(reinterpret_cast<const float4*>(src + at));
-      } else {
-        if (at < len) x[q].x = __ldcg(src + at);
-        if (at + 1 < len) x[q].y = __ldcg(src + at + 1);
-        if (at + 2 < len) x[q].z = __ldcg(src + at + 2);
-        if (at + 3 < len) x[q].w = __ldcg(src + at + 3);
-      }
-    }
+    float4 y[kVerifyQuads];
+    load_scaled_quads<kVerifyQuads, kDecideThreads>(pb, f.row, chunk, threadIdx.x, f.scale, y);
     float mass[kProposals] = {};
     int count[kProposals] = {};
 #pragma unroll
     for (int q = 0; q < kVerifyQuads; ++q) {
 #pragma unroll
       for (int c = 0; c < 4; ++c) {
-        const float w = weight_of(__fmul_rn(component(x[q], c), f.scale), f.m);
+        const float w = weight_of(component(y[q], c), f.m);
 #pragma unroll
         for (int i = 0; i < kProposals; ++i) {
           if (w > f.weight[i]) {
