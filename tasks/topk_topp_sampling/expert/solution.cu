@@ -18,14 +18,15 @@
 //   in all: the maximum, the sample, the sums. Lists and records are stored with an L2 keep hint,
 //   so the logits streaming through L2 do not push them out before kernel 2 reads them.
 // Kernel 2 (decide_kernel): CTA r < B decides row r with 512 threads; the CTAs after them verify.
-//   A decider copies its lists whole (one round trip, while warp 0 reads the records). With
-//   L = max_c L_c every token with y >= L is listed. If the listed tokens at or above L already
-//   hold k tokens or a mass of p * Z, no token below L can be kept (more than k tokens, or too much
-//   mass, lie above it), so the kept set lies in the list, and the row is sampled from the list by
-//   pivot rejection: draw a token in proportion to weight from a set known to contain the kept
-//   set, accept it when kept, otherwise narrow the set to the tokens above it (and above a
-//   midpoint, when that is not kept either) and draw again. A greedy row (k = 1) draws once among
-//   the tokens of weight 1. A row without a small top-k (a "wide" row) instead starts from
+//   A decider copies its lists whole by one bulk copy (one round trip, while warp 0 reads the
+//   records). With L = max_c L_c every token with y >= L is listed. If the listed tokens at or
+//   above L already hold k tokens or a mass of p * Z, no token below L can be kept (more than k
+//   tokens, or too much mass, lie above it), so the kept set lies in the list, and the row is
+//   sampled from the list by pivot rejection: draw a token in proportion to weight from a set
+//   known to contain the kept set, accept it when kept, otherwise narrow the set to the tokens
+//   above it (and above a midpoint, when that is not kept either) and draw again. A greedy row
+//   (k = 1) draws once among the tokens of weight 1. A row without a small top-k (a "wide" row)
+//   instead starts from
 //   kProposals exact draws from the whole row, made by four warps at once as soon as the records
 //   are in: a chunk by mass, a warp of it by the recorded warp masses, then a token of that warp's
 //   shares, read again from the logits. Weighing its list gives its completeness; one pass over
@@ -260,6 +261,36 @@ __device__ __forceinline__ void store_kept(float4* to, float4 v, uint64_t policy
   asm volatile("st.global.L2::cache_hint.v4.f32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(to), "f"(v.x), "f"(v.y), "f"(v.z),
                "f"(v.w), "l"(policy)
                : "memory");
+}
+
+// One bulk copy (the copy engine, one instruction) of `bytes` from global into shared memory,
+// completing on a shared-memory barrier that waits for one arrival and those bytes. Thread 0
+// only; both addresses 16-byte aligned, bytes a multiple of 16.
+__device__ __forceinline__ void bulk_copy_to_shared(void* to, const void* from, unsigned bytes, uint64_t* barrier) {
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
+               "fence.mbarrier_init.release.cluster;\n" ::"r"(bar)
+               : "memory");
+  asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
+               "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(from), "r"(bytes), "r"(bar)
+               : "memory");
+}
+
+// Waits until the bulk copy on `barrier` has landed (its first phase). Any thread; the barrier
+// must have been initialized, which a block barrier between the two ensures.
+__device__ __forceinline__ void wait_bulk_copy(uint64_t* barrier) {
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  unsigned done = 0;
+  while (!done) {
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n selp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar)
+                 : "memory");
+  }
 }
 
 // Programmatic dependent launch: both kernels are launched so that their CTAs may start while
@@ -940,18 +971,9 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     low = __ldcg(from + 1);
     high = __ldcg(from + 2);
   }
-  {
-    const float4* src = reinterpret_cast<const float4*>(ws.list_y + list_base);
-    auto copy = [&](int i) {
-      const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(lists + 4 * i));
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src + i) : "memory");
-    };
-    if (!wide) {
-      for (int i = threadIdx.x; i < slots / 4; i += blockDim.x) copy(i);
-    } else if (threadIdx.x >= kDrawingThreads) {  // a wide row's drawing warps' own loads go out first
-      for (int i = threadIdx.x - kDrawingThreads; i < slots / 4; i += blockDim.x - kDrawingThreads) copy(i);
-    }
-  }
+  // The row's lists, one contiguous block, by one bulk copy issued after the records' loads.
+  __shared__ uint64_t lists_landed;
+  if (threadIdx.x == 0) bulk_copy_to_shared(lists, ws.list_y + list_base, sizeof(float) * slots, &lists_landed);
   const float scale = kLog2e / temperature;
   // Warp i < kProposals draws proposal i; warp 0 picks their chunks and hands them over through a
   // barrier of those warps.
@@ -989,8 +1011,8 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     const int c = proposal_chunk[warp];
     my_draw.begin(pb, row, c, recs[c], scale, u_token);
   }
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-  __syncthreads();
+  __syncthreads();  // the records' sums are in, and the copy's barrier is initialized
+  wait_bulk_copy(&lists_landed);
   const float m = row_m;
   const Limits lim = limits_of(pb, row, k_limit, row_z);
 
@@ -1411,7 +1433,7 @@ __device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, Scra
 // could not decide. A verifier waits only for deciders, which have lower indices, so they were
 // started before it.
 __global__ void __launch_bounds__(kDecideThreads) decide_kernel(Problem pb, Workspace ws) {
-  extern __shared__ float lists_and_weights[];
+  extern __shared__ __align__(16) float lists_and_weights[];  // 16-byte aligned for the bulk copy
   __shared__ Scratch s;
   if (blockIdx.x >= static_cast<unsigned>(pb.batch)) {
     verify_flagged_rows(pb, ws, s);
