@@ -34,10 +34,11 @@
 //   proposal is the sample, and the rounds start only when all are dropped. A row without limits
 //   takes its first proposal.
 //   A wide row whose list is too short (a flat row whose kept set holds thousands of tokens) is
-//   flagged as soon as that is known. The verifier CTAs take its chunks as work items: each counts
-//   and sums the weights strictly above each proposal over its chunk, and the last one accepts the
-//   first kept proposal. If none is kept (rarely: each proposal is kept with the kept set's
-//   probability mass), that CTA samples the row itself by pivot rejection above the largest
+//   flagged as soon as that is known. The verifier CTAs take its spans of two chunks as work items
+//   (one chunk read into registers, the other by a bulk copy into shared memory, both at once):
+//   each counts and sums the weights strictly above each proposal over its span, and the last one
+//   accepts the first kept proposal. If none is kept (rarely: each proposal is kept with the kept
+//   set's probability mass), that CTA samples the row itself by pivot rejection above the largest
 //   rejected proposal. A verifier waits only for deciders, whose indices are lower, and stops once
 //   every row is settled (flagged, or known never to be). Tokens drawn by rejection from any
 //   superset of the kept set, with fresh randomness each time, follow the kept distribution
@@ -54,6 +55,7 @@
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -100,6 +102,9 @@ constexpr int kListCap = 384;                  // listed tokens per chunk
 constexpr int kMaxChunks = 32;                 // one warp reads a row's chunk records
 constexpr int kMaxBatch = 65535;               // rows are kernel 1's grid y
 constexpr int kProposals = 4;
+// A verifier's work item: a span of two chunks of a flagged row, read in one pass, so that a
+// verifier per SM covers up to 2 * sms / chunks flagged rows in one round.
+constexpr int kChunksPerSpan = 2;
 constexpr int kDrawingThreads = 32 * kProposals;  // a wide row's proposals: a warp each
 constexpr int kMaxLevels = kProposals + 1;  // pivots of one pass: the proposals and a midpoint
 // Candidate list depths below the chunk maximum, in octaves, as 64 bins of depth + 1 by its
@@ -142,8 +147,9 @@ struct Proposal {
   float y;
 };
 
-// A row whose list was too short, with its proposals, for the verifiers.
-struct FlaggedRow {
+// A row whose list was too short, with its proposals, for the verifiers (16-byte aligned: they
+// read it through L2 as four int4s).
+struct alignas(16) FlaggedRow {
   int row;
   int k_limit;
   int no_p;
@@ -159,14 +165,14 @@ struct FlaggedRow {
 enum Counter { kRowsFlagged, kNextItem, kRowsSettled, kCounters };
 
 struct Workspace {
-  unsigned* verify_arrivals;  // [batch] chunks of flagged row i verified
+  unsigned* verify_arrivals;  // [batch] spans of flagged row i verified
   unsigned* flag_ready;       // [batch] 1 once flagged[i] is written
   unsigned* counters;         // [kCounters]
   ChunkRecord* records;       // [batch][chunks]
   float* list_y;              // [batch][chunks][kListCap]
   int* list_token;            // [batch][chunks][kListCap]
   FlaggedRow* flagged;        // [batch]
-  float* partials;            // [batch][chunks][2 * kProposals]: counts (as float) and masses
+  float* partials;            // [batch][spans][2 * kProposals]: counts (as float) and masses
 };
 
 struct WorkspaceLayout {
@@ -291,6 +297,22 @@ __device__ __forceinline__ void wait_bulk_copy(uint64_t* barrier) {
                  : "r"(bar)
                  : "memory");
   }
+}
+
+// Flags between CTAs of kernel 2, at GPU scope: a release orders this thread's earlier writes
+// before it, an acquire orders later reads after it, without a full fence. (The verifiers poll
+// with volatile loads and one fence: acquire loads in their loop pushed kernel 2 past its 64
+// registers.)
+__device__ __forceinline__ void store_release(unsigned* to, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(to), "r"(v) : "memory");
+}
+__device__ __forceinline__ void add_release(unsigned* to, unsigned v) {
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(to), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned fetch_add_acq_rel(unsigned* to, unsigned v) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(to), "r"(v) : "memory");
+  return old;
 }
 
 // Programmatic dependent launch: both kernels are launched so that their CTAs may start while
@@ -706,17 +728,19 @@ __device__ int pivot_rounds(const Source& src, const Limits& lim, int cand, floa
 }
 
 // Samples a whole row in one CTA: a draw above `floor` (a weight known not to be kept, 0 when
-// none is known), then pivot rounds. `fallback` is returned when nothing lies above floor.
-__device__ int64_t sample_whole_row(const Problem& pb, int row, float scale, float m, const Limits& lim,
-                                    float floor, int fallback, Scratch& s) {
-  const RowSource src{pb.logits + row * pb.row_stride, scale, m, pb.vocab};
+// none is known), then pivot rounds. `fallback` is returned when nothing lies above floor. Rare
+// (rows that their lists cannot decide), so kept out of line: inlined at both callers it pushed
+// kernel 2 past its 64 registers. It takes no Problem, whose address would copy it to the stack.
+__device__ __noinline__ int sample_whole_row(const float* row_logits, int vocab, uint64_t seed, int row, float scale,
+                                             float m, Limits lim, float floor, int fallback, Scratch& s) {
+  const RowSource src{row_logits, scale, m, vocab};
   float w;
   int count;
   float mass;
-  const float u = uniforms(pb.seed, row, kStepRowDraw, 0).x;
+  const float u = uniforms(seed, row, kStepRowDraw, 0).x;
   const int cand = draw_above(src, floor, u, s, &w, &count, &mass);
   if (cand < 0) return fallback;
-  return pivot_rounds(src, lim, cand, w, 1.0f, pb.seed, row, kStepRowDraw, s);
+  return pivot_rounds(src, lim, cand, w, 1.0f, seed, row, kStepRowDraw, s);
 }
 
 // The row's top-k as a count limit: INT_MAX when k <= 0 or k >= vocab (no limit).
@@ -822,14 +846,14 @@ __device__ __forceinline__ unsigned shift_in_below(unsigned below, const float4&
   return __funnelshift_l(__float_as_uint(y.w - level), below, 1);
 }
 
-// Float4s t + q * Stride (q < Quads) of a chunk as y, read straight from the logits and scaled as
-// scale_staged scales them (-inf past the row's end). With Stride kThreads, thread t's share as
-// kernel 1 stages it.
+// Float4s t + q * Stride (q < Quads) of the 4 * Quads * Stride tokens from a chunk's first, as y,
+// read straight from the logits and scaled as scale_staged scales them (-inf past the row's end).
+// With Quads kQuadsPerThread and Stride kThreads, thread t's share of a chunk as kernel 1 stages it.
 template <int Quads, int Stride>
 __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, int chunk, int t, float scale,
                                                   float4 (&y)[Quads]) {
   const float* src = pb.logits + row * pb.row_stride + chunk * kChunk;
-  const int len = min(kChunk, pb.vocab - chunk * kChunk);
+  const int len = min(4 * Quads * Stride, pb.vocab - chunk * kChunk);
 #pragma unroll
   for (int q = 0; q < Quads; ++q) {
     const int at = 4 * (t + q * Stride);
@@ -917,10 +941,8 @@ __device__ void flag_for_verification(const Workspace& ws, int row, const Limits
   }
   const unsigned slot = atomicAdd(&ws.counters[kRowsFlagged], 1u);
   ws.flagged[slot] = f;
-  __threadfence();
-  atomicExch(&ws.flag_ready[slot], 1u);
-  __threadfence();  // the flag is out before the row counts as settled
-  atomicAdd(&ws.counters[kRowsSettled], 1u);
+  store_release(&ws.flag_ready[slot], 1u);
+  add_release(&ws.counters[kRowsSettled], 1u);  // the flag is out before the row counts as settled
 }
 
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
@@ -1171,7 +1193,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       return;
     }
     // A top-k row whose chunks could not list enough tokens (heavy ties): sample the whole row.
-    const int64_t token = sample_whole_row(pb, row, scale, m, lim, 0.0f, 0, s);
+    const int token = sample_whole_row(pb.logits + row * pb.row_stride, pb.vocab, pb.seed, row, scale, m, lim, 0.0f, 0, s);
     D2K_PHASE(mark, 10);
     if (threadIdx.x == 0) pb.samples[row] = token;
     return;
@@ -1298,11 +1320,21 @@ __device__ bool any_row_may_flag(const Problem& pb) {
   return __syncthreads_or(may);
 }
 
-// A verifier's next work item (flagged row, chunk) in item order, once that row is flagged; -1
-// when the row will not be (every row is settled and fewer were flagged). Thread 0 only.
+// Work items (flagged slot, span) of the verifiers: spans_of(chunks) per flagged row.
+__host__ __device__ inline int spans_of(int chunks) { return (chunks + kChunksPerSpan - 1) / kChunksPerSpan; }
+
+// A verifier's next work item in item order, once its row is flagged; -1 when the row will not be
+// (every row is settled and fewer were flagged). Thread 0 only.
 __device__ int next_item(const Problem& pb, const Workspace& ws) {
+  // Once every row is settled the flags are final (each is out before its row counts as settled):
+  // when every item is taken, stop without taking one.
+  const volatile unsigned* counters = ws.counters;
+  if (counters[kRowsSettled] == static_cast<unsigned>(pb.batch)) {
+    __threadfence();
+    if (counters[kNextItem] >= counters[kRowsFlagged] * static_cast<unsigned>(spans_of(pb.chunks))) return -1;
+  }
   const unsigned item = atomicAdd(&ws.counters[kNextItem], 1u);
-  const unsigned which = item / pb.chunks;
+  const unsigned which = item / spans_of(pb.chunks);
   if (which >= static_cast<unsigned>(pb.batch)) return -1;
   const volatile unsigned* ready = ws.flag_ready + which;
   const volatile unsigned* settled = ws.counters + kRowsSettled;
@@ -1319,90 +1351,108 @@ __device__ int next_item(const Problem& pb, const Workspace& ws) {
   return static_cast<int>(item);
 }
 
-// A verifier CTA: work items (flagged row, chunk), taken in order as rows are flagged. Each sums
-// the weights strictly above each proposal over its chunk; the last chunk of a row accepts the
-// first kept proposal, or samples the row itself when none is kept.
-__device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, Scratch& s) {
+// A verifier CTA: work items (flagged row, span of chunks), taken in order as rows are flagged.
+// Each sums the weights strictly above each proposal over its span; the last span of a row accepts
+// the first kept proposal, or samples the row itself when none is kept. The flagged record is read
+// through L2 only: this SM may hold a line of it from before it was written (a neighbouring slot).
+__device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, float* smem, Scratch& s) {
   __shared__ FlaggedRow f;
   __shared__ int item_shared;
+  __shared__ uint64_t second_landed;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int spans = spans_of(pb.chunks);
   let_next_kernel_start();
   if (!any_row_may_flag(pb)) return;
   wait_for_previous_kernel();
   for (;;) {
     if (threadIdx.x == 0) {
       item_shared = next_item(pb, ws);
-      if (item_shared >= 0) f = ws.flagged[item_shared / pb.chunks];
+      if (item_shared >= 0) {
+        static_assert(sizeof(FlaggedRow) == 4 * sizeof(int4), "a flagged record is four int4s");
+        const int4* from = reinterpret_cast<const int4*>(ws.flagged + item_shared / spans);
+        int4* to = reinterpret_cast<int4*>(&f);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) to[i] = __ldcg(from + i);
+      }
     }
     __syncthreads();
     const int item = item_shared;
     if (item < 0) return;
-    const int which = item / pb.chunks;
-    const int chunk = item - which * pb.chunks;
+    const int which = item / spans;
+    const int span = item - which * spans;
+    // The span's second chunk comes by one bulk copy into shared memory (aligned rows), its first
+    // into registers; both are in flight at once.
+    const int second = span * kChunksPerSpan + 1;
+    const int second_len = second < pb.chunks ? min(kChunk, pb.vocab - second * kChunk) : 0;
+    const bool bulk = pb.vectorized && second_len > 0;
+    if (bulk && threadIdx.x == 0) {
+      bulk_copy_to_shared(smem, pb.logits + f.row * pb.row_stride + second * kChunk,
+                          static_cast<unsigned>(sizeof(float) * second_len), &second_landed);
+    }
 
     D2K_MARK(mark);
-    // This thread's kVerifyQuads float4s of the chunk as y, and their weights by the expression
-    // kernel 1 and the proposals use.
+    // This thread's kVerifyQuads float4s of each chunk as y (float4 t + q * kDecideThreads of it,
+    // -inf past the row's end), and their weights by the expression kernel 1 and the proposals use.
     constexpr int kVerifyQuads = kChunk / 4 / kDecideThreads;
-    float4 y[kVerifyQuads];
-    load_scaled_quads<kVerifyQuads, kDecideThreads>(pb, f.row, chunk, threadIdx.x, f.scale, y);
     float mass[kProposals] = {};
     int count[kProposals] = {};
+#pragma unroll 1
+    for (int chunk = span * kChunksPerSpan; chunk < min(second + 1, pb.chunks); ++chunk) {
+      float4 y[kVerifyQuads];
+      if (chunk == second && bulk) {
+        wait_bulk_copy(&second_landed);
+        const float4* staged = reinterpret_cast<const float4*>(smem);
 #pragma unroll
-    for (int q = 0; q < kVerifyQuads; ++q) {
+        for (int q = 0; q < kVerifyQuads; ++q) {
+          const int at = threadIdx.x + q * kDecideThreads;
+          const float4 x = 4 * at < second_len ? staged[at] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+          y[q] = make_float4(__fmul_rn(x.x, f.scale), __fmul_rn(x.y, f.scale), __fmul_rn(x.z, f.scale),
+                             __fmul_rn(x.w, f.scale));
+        }
+      } else {
+        load_scaled_quads<kVerifyQuads, kDecideThreads>(pb, f.row, chunk, threadIdx.x, f.scale, y);
+      }
 #pragma unroll
-      for (int c = 0; c < 4; ++c) {
-        const float w = weight_of(component(y[q], c), f.m);
+      for (int q = 0; q < kVerifyQuads; ++q) {
 #pragma unroll
-        for (int i = 0; i < kProposals; ++i) {
-          if (w > f.weight[i]) {
-            mass[i] += w;
-            ++count[i];
+        for (int c = 0; c < 4; ++c) {
+          const float w = weight_of(component(y[q], c), f.m);
+#pragma unroll
+          for (int i = 0; i < kProposals; ++i) {
+            if (w > f.weight[i]) {
+              mass[i] += w;
+              ++count[i];
+            }
           }
         }
       }
     }
-    // The chunk's totals: warp sums, then thread i < kProposals adds the warps' in order.
-#pragma unroll
-    for (int i = 0; i < kProposals; ++i) {
-      const float warp_mass = warp_sum(mass[i]);
-      const int warp_count = __reduce_add_sync(kFull, count[i]);
-      if (lane == 0) {
-        s.warp_incl[i][warp] = warp_mass;
-        s.warp_count[i][warp] = warp_count;
-      }
-    }
-    __syncthreads();
-    if (threadIdx.x < kProposals) {
-      float total = 0.0f;
-      int all = 0;
-#pragma unroll
-      for (int w = 0; w < kMaxWarps; ++w) {
-        total += s.warp_incl[threadIdx.x][w];
-        all += s.warp_count[threadIdx.x][w];
-      }
-      float* part = ws.partials + (static_cast<int64_t>(which) * pb.chunks + chunk) * 2 * kProposals;
-      part[threadIdx.x] = static_cast<float>(all);
-      part[kProposals + threadIdx.x] = total;
-    }
-    __syncthreads();
+    const Totals<kProposals> above = block_totals<kProposals>(mass, count, s);
     if (threadIdx.x == 0) {
-      __threadfence();
-      s.flag = atomicAdd(&ws.verify_arrivals[which], 1u) == static_cast<unsigned>(pb.chunks - 1);
+      float4* part = reinterpret_cast<float4*>(ws.partials + (static_cast<int64_t>(which) * spans + span) * 2 * kProposals);
+      part[0] = make_float4(above.count[0], above.count[1], above.count[2], above.count[3]);
+      part[1] = make_float4(above.mass[0], above.mass[1], above.mass[2], above.mass[3]);
+      // Releases this span's partials; the last arrival acquires the others'.
+      s.flag = fetch_add_acq_rel(&ws.verify_arrivals[which], 1u) == static_cast<unsigned>(spans - 1);
     }
     __syncthreads();
     D2K_PHASE(mark, 11);
     if (s.flag) {
-      __threadfence();
+      // Thread 0's acquire and the barrier after it order warp 0's reads of the partials (through L2).
       const Limits lim{f.k_limit, f.no_p, f.limit_mass};
       if (warp == 0) {
-        const float* parts = ws.partials + static_cast<int64_t>(which) * pb.chunks * 2 * kProposals;
+        // Every span's partials at once (one round trip), then the row's totals over the spans.
+        const float4* parts = reinterpret_cast<const float4*>(ws.partials + static_cast<int64_t>(which) * spans * 2 * kProposals);
+        const bool member = lane < spans;
+        const float4 none = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 counts = member ? __ldcg(parts + 2 * lane) : none;
+        const float4 masses = member ? __ldcg(parts + 2 * lane + 1) : none;
         int accepted = -1;
-        for (int i = 0; i < kProposals; ++i) {
-          const bool member = lane < pb.chunks;
-          const float c = warp_sum(member ? __ldcg(parts + lane * 2 * kProposals + i) : 0.0f);
-          const float msum = warp_sum(member ? __ldcg(parts + lane * 2 * kProposals + kProposals + i) : 0.0f);
-          if (accepted < 0 && f.token[i] >= 0 && lim.keeps(static_cast<int>(c), msum)) accepted = i;
+#pragma unroll
+        for (int i = kProposals - 1; i >= 0; --i) {
+          const float c = warp_sum(component(counts, i));
+          const float msum = warp_sum(component(masses, i));
+          if (f.token[i] >= 0 && lim.keeps(static_cast<int>(c), msum)) accepted = i;  // the first kept
         }
         if (lane == 0) item_shared = accepted;
       }
@@ -1420,7 +1470,8 @@ __device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, Scra
             fallback = f.token[i];
           }
         }
-        const int64_t token = sample_whole_row(pb, f.row, f.scale, f.m, lim, floor, fallback, s);
+        const int token = sample_whole_row(pb.logits + f.row * pb.row_stride, pb.vocab, pb.seed, f.row, f.scale, f.m,
+                                           lim, floor, fallback, s);
         D2K_PHASE(mark, 13);
         if (threadIdx.x == 0) pb.samples[f.row] = token;
       }
@@ -1436,7 +1487,7 @@ __global__ void __launch_bounds__(kDecideThreads) decide_kernel(Problem pb, Work
   extern __shared__ __align__(16) float lists_and_weights[];  // 16-byte aligned for the bulk copy
   __shared__ Scratch s;
   if (blockIdx.x >= static_cast<unsigned>(pb.batch)) {
-    verify_flagged_rows(pb, ws, s);
+    verify_flagged_rows(pb, ws, lists_and_weights, s);
     return;
   }
   decide_row(pb, ws, blockIdx.x, lists_and_weights, s);
@@ -1554,7 +1605,8 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
     status = cudaGetDevice(&device);
     if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   }
-  const size_t list_bytes = 2 * sizeof(float) * chunks * kListCap;  // the lists, then packed weights
+  // The lists, then packed weights (deciders); a chunk of logits (verifiers).
+  const size_t list_bytes = std::max(2 * sizeof(float) * chunks * kListCap, sizeof(float) * kChunk);
   // Dynamic shared memory beyond the default (48 KB less the static part) needs an opt-in, raised
   // to the largest size launched so far.
   static size_t decide_smem_allowed = 0;
@@ -1579,8 +1631,8 @@ int32_t d2k_native_run(const d2k_native_call* call, char* error, size_t error_si
   if (status == cudaSuccess)
     status = launch_early(chunk_kernel, dim3(static_cast<unsigned>(chunks), static_cast<unsigned>(batch)), kThreads,
                           sizeof(float) * kChunk);
-  // A decider per row, then a verifier per SM (or per chunk of the rows, when fewer).
-  const int64_t verifiers = std::min<int64_t>(sms, batch * chunks);
+  // A decider per row, then a verifier per SM (or per work item of the rows, when fewer).
+  const int64_t verifiers = std::min<int64_t>(sms, batch * spans_of(static_cast<int>(chunks)));
   if (status == cudaSuccess)
     status = launch_early(decide_kernel, dim3(static_cast<unsigned>(batch + verifiers)), kDecideThreads, list_bytes);
   if (status != cudaSuccess) {
