@@ -13,7 +13,7 @@ labels = argv[argv.index("--") + 1:] if "--" in argv else ["b64", "b128", "b256"
 builds = [(pathlib.Path(s).stem, check._NativeSampler(pathlib.Path(s))) for s in sources]
 for label in labels:
     entry = [e for e in config["workloads"] if label in e["label"]][0]
-    args = gi.get_inputs(check._workload_config(config, entry, 1234))
+    args = gi.get_inputs(check._workload_config(config, entry, int(__import__("os").environ.get("SEED", "1234"))))
     times = {n: [] for n, _ in builds}
     for _ in range(3):
         for n, b in builds:
