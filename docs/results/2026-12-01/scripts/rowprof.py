@@ -25,7 +25,7 @@ for seed, label in itertools.product([int(x) for x in os.environ.get("SEEDS", "1
         for r in range(batch):
             b = buf[32 * r: 32 * r + 32]
             cyc = max(b[4:20]) - b[1]
-            rows.append((b[0], b[20], cyc, b[2], b[3], r, [b[i] - b[1] if b[i] else 0 for i in (21, 22, 23, 24, 25, 26, 29, 30, 31)]))
+            rows.append((b[0], b[20], cyc, b[2], b[3], r, [b[i] - b[1] if b[i] else 0 for i in (21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31)]))
         g0 = min(x[0] for x in rows)
         ends = sorted(rows, key=lambda x: -x[1])
         k = args[1].tolist(); p = args[2].tolist(); t = args[3].tolist()
@@ -36,7 +36,7 @@ for seed, label in itertools.product([int(x) for x in os.environ.get("SEEDS", "1
         import statistics
         for kk in sorted(set(k)):
             ms = [x[6] for x in rows if k[x[5]] == kk]
-            print(f"  k={kk} median marks: records {statistics.median(m[0] for m in ms):.0f} lists {statistics.median(m[1] for m in ms):.0f} weights {statistics.median(m[2] for m in ms):.0f} test {statistics.median(m[3] for m in ms):.0f} (settled {statistics.median(m[4] for m in ms):.0f} sums {statistics.median(m[5] for m in ms):.0f}; floor {statistics.median(m[6] for m in ms):.0f} above {statistics.median(m[7] for m in ms):.0f} chosen {statistics.median(m[8] for m in ms):.0f}) end {statistics.median(x[2] for x in rows if k[x[5]] == kk):.0f}")
+            print(f"  k={kk} median marks: records {statistics.median(m[0] for m in ms):.0f} lists {statistics.median(m[1] for m in ms):.0f} weights {statistics.median(m[2] for m in ms):.0f} test {statistics.median(m[3] for m in ms):.0f} (settled {statistics.median(m[4] for m in ms):.0f} sums {statistics.median(m[5] for m in ms):.0f}; proposals drawn by warp 0-3 {statistics.median(m[6] for m in ms):.0f}/{statistics.median(m[7] for m in ms):.0f}/{statistics.median(m[8] for m in ms):.0f}/{statistics.median(m[9] for m in ms):.0f}, list weighed by warp 15 {statistics.median(m[10] for m in ms):.0f}) end {statistics.median(x[2] for x in rows if k[x[5]] == kk):.0f}")
         by_k = {}
         for g, e, cyc, rounds, flag, r, marks in rows:
             by_k.setdefault(k[r], []).append((cyc, rounds))
