@@ -1,5 +1,6 @@
 # A/B graph-replay timing (us per call) of several sources, interleaved, three rounds per workload.
 #   python3 .device/prof/ab.py A.cu B.cu ... -- labels
+#   Inputs from seed $SEED (default 1234).
 import json, pathlib, sys, importlib.util, torch
 repo = pathlib.Path.cwd()
 task = repo / "tasks/topk_topp_sampling"

@@ -1,4 +1,6 @@
 # Per-row decision times: python3 .device/prof/rowprof.py ROWPROF.cu [labels...]
+# Inputs from each seed of $SEEDS (default 1234), $REPS reps (default 3). The marks after 'sums' (the
+# proposals' and the weighing's ends) come from make_rowprof_marks.py; without it they are not set.
 import ctypes, json, pathlib, sys, importlib.util, torch
 repo = pathlib.Path.cwd()
 task = repo / "tasks/topk_topp_sampling"
