@@ -128,7 +128,7 @@ TEST(NativeBuildCacheTest, AnUnchangedCudaSourceIsBuiltOnceAndAChangedOneAgain) 
   EXPECT_TRUE(contains(broken.out, "error")) << broken.out;
 }
 
-// The sampling task's expert is CUDA C++ (three kernels, a workspace); it must keep
+// The sampling task's expert is CUDA C++ (two kernels, a workspace); it must keep
 // compiling with d2k's flags, though only the GPU check runs it.
 TEST(NativeBuildCacheTest, TheSamplingTasksNativeExpertCompiles) {
   if (std::system("command -v nvcc > /dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0) {

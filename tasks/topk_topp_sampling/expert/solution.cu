@@ -269,15 +269,29 @@ __device__ __forceinline__ void store_kept(float4* to, float4 v, uint64_t policy
                : "memory");
 }
 
-// One bulk copy (the copy engine, one instruction) of `bytes` from global into shared memory,
-// completing on a shared-memory barrier that waits for one arrival and those bytes. Thread 0
-// only; both addresses 16-byte aligned, bytes a multiple of 16.
-__device__ __forceinline__ void bulk_copy_to_shared(void* to, const void* from, unsigned bytes, uint64_t* barrier) {
+// A shared-memory barrier for one bulk copy, whose first phase completes with the issuing thread's
+// arrival and the copy's bytes. One thread, followed by a block barrier before anyone waits on it;
+// reset_copy_barrier makes a used one new again, once every thread has waited on it.
+__device__ __forceinline__ void init_copy_barrier(uint64_t* barrier) {
   const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(to));
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
                "fence.mbarrier_init.release.cluster;\n" ::"r"(bar)
                : "memory");
+}
+__device__ __forceinline__ void reset_copy_barrier(uint64_t* barrier) {
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+  init_copy_barrier(barrier);
+}
+
+// One bulk copy (the copy engine, one instruction) of `bytes` from global into shared memory, on
+// a new copy barrier. One thread; both addresses 16-byte aligned, bytes a multiple of 16.
+// The CTA's earlier reads of `to` must come before it by a block barrier; the proxy fence then
+// orders them before the copy engine's writes.
+__device__ __forceinline__ void bulk_copy_to_shared(void* to, const void* from, unsigned bytes, uint64_t* barrier) {
+  const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(to));
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
   asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
                "r"(bytes)
                : "memory");
@@ -286,8 +300,8 @@ __device__ __forceinline__ void bulk_copy_to_shared(void* to, const void* from, 
                : "memory");
 }
 
-// Waits until the bulk copy on `barrier` has landed (its first phase). Any thread; the barrier
-// must have been initialized, which a block barrier between the two ensures.
+// Waits until the bulk copy on `barrier` has landed (its first phase), also when it is not issued
+// yet. Any thread, after the block barrier that follows the barrier's initialization.
 __device__ __forceinline__ void wait_bulk_copy(uint64_t* barrier) {
   const unsigned bar = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
   unsigned done = 0;
@@ -995,7 +1009,10 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
   // The row's lists, one contiguous block, by one bulk copy issued after the records' loads.
   __shared__ uint64_t lists_landed;
-  if (threadIdx.x == 0) bulk_copy_to_shared(lists, ws.list_y + list_base, sizeof(float) * slots, &lists_landed);
+  if (threadIdx.x == 0) {
+    init_copy_barrier(&lists_landed);
+    bulk_copy_to_shared(lists, ws.list_y + list_base, sizeof(float) * slots, &lists_landed);
+  }
   const float scale = kLog2e / temperature;
   // Warp i < kProposals draws proposal i; warp 0 picks their chunks and hands them over through a
   // barrier of those warps.
@@ -1364,8 +1381,10 @@ __device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, floa
   let_next_kernel_start();
   if (!any_row_may_flag(pb)) return;
   wait_for_previous_kernel();
+  if (threadIdx.x == 0) init_copy_barrier(&second_landed);  // a valid barrier for the first reset below
   for (;;) {
     if (threadIdx.x == 0) {
+      reset_copy_barrier(&second_landed);  // new for this item (the last item's waits are done)
       item_shared = next_item(pb, ws);
       if (item_shared >= 0) {
         static_assert(sizeof(FlaggedRow) == 4 * sizeof(int4), "a flagged record is four int4s");
@@ -1381,7 +1400,8 @@ __device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, floa
     const int which = item / spans;
     const int span = item - which * spans;
     // The span's second chunk comes by one bulk copy into shared memory (aligned rows), its first
-    // into registers; both are in flight at once.
+    // into registers; both are in flight at once. The copy barrier is new (initialized before the
+    // block barrier above), so a thread that gets there before thread 0 has issued the copy waits.
     const int second = span * kChunksPerSpan + 1;
     const int second_len = second < pb.chunks ? min(kChunk, pb.vocab - second * kChunk) : 0;
     const bool bulk = pb.vectorized && second_len > 0;
