@@ -827,16 +827,19 @@ __device__ __forceinline__ void wait_staged() { asm volatile("cp.async.wait_all;
 
 __device__ __forceinline__ float component(const float4& f, int c) { return c == 0 ? f.x : c == 1 ? f.y : c == 2 ? f.z : f.w; }
 
-// Scales this thread's staged share in place to y = logit * scale (-inf stays -inf) and returns
-// its maximum, after wait_staged(). Every other reader of the logits scales by the same product
-// (load_scaled_quads), so all compare the same y.
+// y = logit * scale for four logits (-inf stays -inf): every reader of the logits scales them by
+// this expression, so all compare the same y.
+__device__ __forceinline__ float4 scaled(const float4& x, float scale) {
+  return make_float4(__fmul_rn(x.x, scale), __fmul_rn(x.y, scale), __fmul_rn(x.z, scale), __fmul_rn(x.w, scale));
+}
+
+// Scales this thread's staged share in place to y and returns its maximum, after wait_staged().
 __device__ __forceinline__ float scale_staged(float scale, float4* buffer) {
   float local_max = -INFINITY;
 #pragma unroll
   for (int q = 0; q < kQuadsPerThread; ++q) {
     float4& f = buffer[threadIdx.x + q * kThreads];
-    const float4 y = make_float4(__fmul_rn(f.x, scale), __fmul_rn(f.y, scale), __fmul_rn(f.z, scale),
-                                 __fmul_rn(f.w, scale));
+    const float4 y = scaled(f, scale);
     f = y;
     local_max = fmaxf(local_max, fmaxf(fmaxf(y.x, y.y), fmaxf(y.z, y.w)));
   }
@@ -861,7 +864,7 @@ __device__ __forceinline__ unsigned shift_in_below(unsigned below, const float4&
 }
 
 // Float4s t + q * Stride (q < Quads) of the 4 * Quads * Stride tokens from a chunk's first, as y,
-// read straight from the logits and scaled as scale_staged scales them (-inf past the row's end).
+// read straight from the logits (-inf past the row's end).
 // With Quads kQuadsPerThread and Stride kThreads, thread t's share of a chunk as kernel 1 stages it.
 template <int Quads, int Stride>
 __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, int chunk, int t, float scale,
@@ -880,7 +883,7 @@ __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, in
       if (at + 2 < len) f.z = __ldcg(src + at + 2);
       if (at + 3 < len) f.w = __ldcg(src + at + 3);
     }
-    y[q] = make_float4(__fmul_rn(f.x, scale), __fmul_rn(f.y, scale), __fmul_rn(f.z, scale), __fmul_rn(f.w, scale));
+    y[q] = scaled(f, scale);
   }
 }
 
@@ -1343,15 +1346,16 @@ __host__ __device__ inline int spans_of(int chunks) { return (chunks + kChunksPe
 // A verifier's next work item in item order, once its row is flagged; -1 when the row will not be
 // (every row is settled and fewer were flagged). Thread 0 only.
 __device__ int next_item(const Problem& pb, const Workspace& ws) {
+  const unsigned spans = static_cast<unsigned>(spans_of(pb.chunks));
   // Once every row is settled the flags are final (each is out before its row counts as settled):
   // when every item is taken, stop without taking one.
   const volatile unsigned* counters = ws.counters;
   if (counters[kRowsSettled] == static_cast<unsigned>(pb.batch)) {
     __threadfence();
-    if (counters[kNextItem] >= counters[kRowsFlagged] * static_cast<unsigned>(spans_of(pb.chunks))) return -1;
+    if (counters[kNextItem] >= counters[kRowsFlagged] * spans) return -1;
   }
   const unsigned item = atomicAdd(&ws.counters[kNextItem], 1u);
-  const unsigned which = item / spans_of(pb.chunks);
+  const unsigned which = item / spans;
   if (which >= static_cast<unsigned>(pb.batch)) return -1;
   const volatile unsigned* ready = ws.flag_ready + which;
   const volatile unsigned* settled = ws.counters + kRowsSettled;
@@ -1426,8 +1430,7 @@ __device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, floa
         for (int q = 0; q < kVerifyQuads; ++q) {
           const int at = threadIdx.x + q * kDecideThreads;
           const float4 x = 4 * at < second_len ? staged[at] : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
-          y[q] = make_float4(__fmul_rn(x.x, f.scale), __fmul_rn(x.y, f.scale), __fmul_rn(x.z, f.scale),
-                             __fmul_rn(x.w, f.scale));
+          y[q] = scaled(x, f.scale);
         }
       } else {
         load_scaled_quads<kVerifyQuads, kDecideThreads>(pb, f.row, chunk, threadIdx.x, f.scale, y);
