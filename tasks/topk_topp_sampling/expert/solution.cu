@@ -9,14 +9,16 @@
 // Kernel 1 (chunk_kernel), one CTA per 8192-token chunk, no CTA waits for another or publishes
 // anything but plain stores (the kernel boundary orders them for kernel 2):
 //   The chunk is read once into shared memory (cp.async, 32 KB, six CTAs per SM, so many chunks
-//   are in flight while others compute) and scaled to y in place. Its maximum m_c, its mass
-//   s_c = sum 2^(y - m_c) and each warp's share of it are recorded, and it lists (y, token) for
-//   every token with y >= L_c = m_c - depth, the depth picked from a 1/8 sample so the list fits
-//   kListCap entries: deep enough for 2k + 16 tokens on a top-k row, as deep as fits otherwise.
-//   One pass gives the mass and a bit per token below the level (the sign of y - L_c, shifted in),
-//   so the list is written from the bits, and padded with -inf to kListCap. Three block barriers
-//   in all: the maximum, the sample, the sums. Lists and records are stored with an L2 keep hint,
-//   so the logits streaming through L2 do not push them out before kernel 2 reads them.
+//   are in flight while others compute) and scaled to y in place. Its maximum m_c and its mass
+//   s_c = sum 2^(y - m_c) are recorded, and it lists (y, token) for every token with
+//   y >= L_c = m_c - depth, the depth picked from a 1/8 sample so the list fits kListCap entries:
+//   deep enough for 2k + 16 tokens on a top-k row, as deep as fits otherwise. One pass gives the
+//   mass and a bit per token below the level (the sign of y - L_c, shifted in), so the list is
+//   written from the bits, and padded with -inf to kListCap. Three block barriers in all: the
+//   maximum, the sample, the sums. For a row without a small top-k (a "wide" row), four warps then
+//   each draw one token of the chunk in proportion to weight, by the chunk's own uniforms, into
+//   the record. Lists and records are stored with an L2 keep hint, so the logits streaming
+//   through L2 do not push them out before kernel 2 reads them.
 // Kernel 2 (decide_kernel): CTA r < B decides row r with 512 threads; the CTAs after them verify.
 //   A decider copies its lists whole by one bulk copy (one round trip, while warp 0 reads the
 //   records). With L = max_c L_c every token with y >= L is listed. If the listed tokens at or
@@ -25,14 +27,13 @@
 //   sampled from the list by pivot rejection: draw a token in proportion to weight from a set
 //   known to contain the kept set, accept it when kept, otherwise narrow the set to the tokens
 //   above it (and above a midpoint, when that is not kept either) and draw again. A greedy row
-//   (k = 1) draws once among the tokens of weight 1. A row without a small top-k (a "wide" row)
-//   instead starts from
-//   kProposals exact draws from the whole row, made by four warps at once as soon as the records
-//   are in: a chunk by mass, a warp of it by the recorded warp masses, then a token of that warp's
-//   shares, read again from the logits. Weighing its list gives its completeness; one pass over
-//   the entries above the lowest proposal gives the counts above every proposal; the first kept
-//   proposal is the sample, and the rounds start only when all are dropped. A row without limits
-//   takes its first proposal.
+//   (k = 1) draws once among the tokens of weight 1. A wide row instead starts from kProposals
+//   exact draws from the whole row, known with the records: proposal i is chunk c's draw i, c
+//   picked by mass with the row's uniform i (a chunk by mass, then a token of it by weight, with
+//   independent uniforms for every proposal). One pass over its list weighs it in place and gives
+//   its completeness and the counts above every proposal; the first kept proposal is the sample,
+//   and the rounds start only when all are dropped. A row without limits takes its first
+//   proposal without copying its lists.
 //   A wide row whose list is too short (a flat row whose kept set holds thousands of tokens) is
 //   flagged as soon as that is known. The verifier CTAs take its spans of two chunks as work items
 //   (one chunk read into registers, the other by a bulk copy into shared memory, both at once):
@@ -105,8 +106,7 @@ constexpr int kProposals = 4;
 // A verifier's work item: a span of two chunks of a flagged row, read in one pass, so that a
 // verifier per SM covers up to 2 * sms / chunks flagged rows in one round.
 constexpr int kChunksPerSpan = 2;
-constexpr int kDrawingThreads = 32 * kProposals;  // a wide row's proposals: a warp each
-constexpr int kMaxLevels = kProposals + 1;  // pivots of one pass: the proposals and a midpoint
+constexpr int kMaxLevels = kProposals + 2;  // sums of one pass: the listed set, the proposals, a midpoint
 // Candidate list depths below the chunk maximum, in octaves, as 64 bins of depth + 1 by its
 // binary exponent and top three mantissa bits: an eighth of an octave of depth + 1 wide, so an
 // eighth of an octave of depth near the maximum and 16 octaves at depth 127; the last bin also
@@ -129,8 +129,9 @@ constexpr float kBelowOne = 0x1.fffffep-1f;  // the largest float below 1
 constexpr unsigned kFull = 0xffffffffu;
 
 // Random streams: (row, step, who) is unique per use.
-constexpr uint32_t kStepDecide = 0;  // who 0: the list draw, 1: the proposals' chunks, 2: their tokens
+constexpr uint32_t kStepDecide = 0;  // who 0: the list draw, 1: the proposals' chunks
 constexpr uint32_t kStepRounds = 1;  // + round, list rounds
+constexpr uint32_t kStepChunkDraws = 0x10000;  // who: the chunk, its draws for a wide row's proposals
 constexpr uint32_t kStepRowDraw = 0x20000;  // + round, rounds over the whole row
 
 struct alignas(16) ChunkRecord {
@@ -138,7 +139,10 @@ struct alignas(16) ChunkRecord {
   float mass;   // sum of 2^(y - m) over the chunk, the warp masses added in order
   float level;  // every token with y >= level is listed; +inf when none could be
   int listed;   // list entries; the rest of the chunk's kListCap slots hold -inf
-  float warp_mass[kWarps];  // each warp's share of the mass, as its last lane's inclusive sum
+  // A wide row's chunk draws (unwritten for other rows): token i (-1 when the chunk has no mass)
+  // and its y, drawn with weight 2^(y - m) by uniform i of the chunk's stream.
+  int draw_token[kProposals];
+  float draw_y[kProposals];
 };
 static_assert(sizeof(ChunkRecord) == 48, "a record is three float4s");
 
@@ -234,6 +238,8 @@ struct Scratch {
 // and read by every thread after it; the list counts alternate between two arrays because a
 // shallower retry writes them again (its write follows the barrier after the earlier reads).
 struct ChunkScratch {
+  float4 thread_incl[kThreads / 4];  // each thread's inclusive mass in its warp (a wide row's draws)
+  float4 draw_u;                     // a wide row's uniforms for its draws
   float warp_max[kWarps];
   float warp_mass[kWarps];   // each warp's mass, as its last lane's inclusive sum
   int warp_count[2][kWarps];  // each warp's listed tokens
@@ -430,28 +436,6 @@ __device__ ListSlots scan_counts(int count, int (&warp_counts)[kWarps]) {
     out.listed += c;
   }
   return out;
-}
-
-// The warp where `target` falls by a chunk record's warp masses, added one after another as
-// kernel 1 adds them into the chunk's mass: the first whose running mass exceeds it, else the
-// last with mass (-1 when none has mass); *before receives the mass of the warps before it.
-__device__ __forceinline__ int warp_of_target(const float (&warp_mass)[kWarps], float target, float* before) {
-  int pick = -1, last = -1;
-  float pick_before = 0.0f, last_before = 0.0f, running = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kWarps; ++w) {
-    if (warp_mass[w] > 0.0f) {
-      if (pick < 0 && running + warp_mass[w] > target) {
-        pick = w;
-        pick_before = running;
-      }
-      last = w;
-      last_before = running;
-    }
-    running += warp_mass[w];
-  }
-  *before = pick < 0 ? last_before : pick_before;
-  return pick < 0 ? last : pick;
 }
 
 // Inverse-CDF choice at each of Levels levels, one barrier: mass[l] >= 0 and count[l] are this
@@ -686,6 +670,50 @@ __device__ void sums_above(const Source& src, const float (&pivot)[Levels], floa
   }
 }
 
+// A wide row's list pass: this thread's slots (Segment order) turned from y into weights in place
+// (0 below the row's level), with this thread's count and mass of them above 0 (level 0: the listed
+// tokens) and strictly above each pivot (level 1 + l), in a fixed order. Four slots are read
+// before any is weighed, so their latencies overlap.
+template <int Pivots>
+__device__ void weigh_list(float* slots, int n, float level, float m, const float (&pivot)[Pivots],
+                           float (&mass)[Pivots + 1], int (&count)[Pivots + 1]) {
+  const Segment seg(n);
+#pragma unroll
+  for (int l = 0; l <= Pivots; ++l) {
+    mass[l] = 0.0f;
+    count[l] = 0;
+  }
+  float lowest = pivot[0];
+#pragma unroll
+  for (int l = 1; l < Pivots; ++l) lowest = fminf(lowest, pivot[l]);
+  constexpr int kBatch = 4;
+  for (int k0 = 0; k0 < seg.per; k0 += kBatch) {
+    float y[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = seg.element_of(threadIdx.x, k0 + j);
+      y[j] = k0 + j < seg.per && i < n ? slots[i] : -INFINITY;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int i = seg.element_of(threadIdx.x, k0 + j);
+      const float w = y[j] >= level ? ex2(y[j] - m) : 0.0f;
+      if (k0 + j < seg.per && i < n) slots[i] = w;
+      mass[0] += w;
+      count[0] += w > 0.0f;
+      if (w > lowest) {
+#pragma unroll
+        for (int l = 0; l < Pivots; ++l) {
+          if (w > pivot[l]) {
+            mass[1 + l] += w;
+            ++count[1 + l];
+          }
+        }
+      }
+    }
+  }
+}
+
 // One draw, in proportion to weight, among the source's weights above `floor`, with uniform u.
 // Returns the index (-1 when nothing lies above floor); *w receives its weight, and *count and
 // *mass the count and mass above floor.
@@ -778,9 +806,6 @@ __device__ Limits limits_of(const Problem& pb, int row, int k_limit, float z) {
   return lim;
 }
 
-// The token of element 4 q + c of `thread`'s share of a chunk.
-__device__ __forceinline__ int chunk_token(int chunk, int thread, int q, int c) { return chunk * kChunk + 4 * (thread + q * kThreads) + c; }
-
 // Starts copying this thread's share of a chunk (raw logits; -inf past the row's end) into the
 // chunk buffer: float4 q of thread t at buffer[t + q * kThreads], by cp.async when rows are
 // aligned. wait_staged() completes this thread's copies.
@@ -865,7 +890,6 @@ __device__ __forceinline__ unsigned shift_in_below(unsigned below, const float4&
 
 // Float4s t + q * Stride (q < Quads) of the 4 * Quads * Stride tokens from a chunk's first, as y,
 // read straight from the logits (-inf past the row's end).
-// With Quads kQuadsPerThread and Stride kThreads, thread t's share of a chunk as kernel 1 stages it.
 template <int Quads, int Stride>
 __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, int chunk, int t, float scale,
                                                   float4 (&y)[Quads]) {
@@ -887,55 +911,65 @@ __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, in
   }
 }
 
-// A draw from one chunk in proportion to weight 2^(y - m_c), made by one warp of the decision
-// with one uniform u: the chunk's warp where u * mass falls by the warp masses kernel 1 recorded,
-// that warp's lane by its threads' masses (recomputed with the same bits as kernel 1's), then an
-// element of that thread's share by the running weights. begin() picks the warp and
-// starts the loads of its 32 shares; finish() waits for them and picks the token.
-struct ChunkDraw {
-  int chunk = 0;
-  int source_warp = -1;  // -1: the chunk has no mass
-  float m = 0.0f;
-  float in_warp = 0.0f;
-  float4 share[kQuadsPerThread];
-
-  __device__ void begin(const Problem& pb, int row, int c, const ChunkRecord& r, float scale, float u) {
-    chunk = c;
-    m = r.m;
-    const float target = u * r.mass;
-    float before;
-    source_warp = warp_of_target(r.warp_mass, target, &before);
-    in_warp = target - before;
-    if (source_warp >= 0)
-      load_scaled_quads<kQuadsPerThread, kThreads>(pb, row, c, 32 * source_warp + (threadIdx.x & 31), scale, share);
-  }
-
-  // `elements` is this warp's own 32-float scratch.
-  __device__ Proposal finish(float* elements) const {
-    const int lane = threadIdx.x & 31;
-    if (source_warp < 0) return Proposal{-1, -INFINITY};
-    float mass = 0.0f;
+// Warp 0 of a wide row's chunk CTA, once the masses are published: the chunk's kProposals draws
+// at once, draw g by lanes 8 g.. 8 g + 7 with uniform g, in proportion to weight 2^(y - m). Each
+// step is an inverse CDF, "the first whose running mass exceeds the target": the CTA's warp by
+// the warp masses (a lane each), the thread of that warp by the threads' inclusive masses (four per
+// lane), then the element of that thread's share (a float4 per lane). Lane 8 g returns draw g,
+// token -1 when the chunk has no mass or a rounding left no element (the decision then hands the
+// row to the verifiers, which sample it exactly). About a hundred instructions for all four: the
+// CTA runs them while its SM is busy with the other chunks' passes.
+__device__ Proposal draw_in_chunk(const ChunkScratch& cs, const float4* buffer, float m, int first_token) {
+  static_assert(8 * kProposals == 32, "a group of eight lanes per draw");
+  const int lane = threadIdx.x & 31, group = lane >> 3, j = lane & 7;
+  const unsigned group_bits = 0xffu << (8 * group);
+  auto group_scan = [&](float v) {  // inclusive, within the group
 #pragma unroll
-    for (int q = 0; q < kQuadsPerThread; ++q) mass += quad_mass(share[q], m);
-    const float incl = warp_inclusive_sum(mass, lane);
-    const float up = __shfl_up_sync(kFull, incl, 1);  // every lane takes part
-    const float lane_before = lane == 0 ? 0.0f : up;
-    const int t_lane = max(first_crossing(mass > 0.0f, incl, in_warp), 0);
-    const float in_lane = in_warp - __shfl_sync(kFull, lane_before, t_lane);
-    if (lane == t_lane) {
-#pragma unroll
-      for (int q = 0; q < kQuadsPerThread; ++q) reinterpret_cast<float4*>(elements)[q] = share[q];
+    for (int offset = 1; offset < 8; offset <<= 1) {
+      const float up = __shfl_up_sync(kFull, v, offset, 8);
+      if (j >= offset) v += up;
     }
-    __syncwarp();
-    const float y = elements[lane];  // element e = 4 q + c of the chosen thread
-    __syncwarp();
-    const float w = weight_of(y, m);
-    const int e = first_crossing(w > 0.0f, warp_inclusive_sum(w, lane), in_lane);
-    const float picked_y = __shfl_sync(kFull, y, max(e, 0));
-    if (e < 0) return Proposal{-1, -INFINITY};
-    return Proposal{chunk_token(chunk, 32 * source_warp + t_lane, e >> 2, e & 3), picked_y};
-  }
-};
+    return v;
+  };
+  auto group_exclusive = [&](float incl) {
+    const float up = __shfl_up_sync(kFull, incl, 1, 8);  // every lane takes part
+    return j == 0 ? 0.0f : up;
+  };
+  // The warp.
+  const float wm = cs.warp_mass[j];
+  const float warps_incl = group_scan(wm);
+  const float total = __shfl_sync(kFull, warps_incl, 7, 8);
+  const float target = component(cs.draw_u, group) * total;
+  const unsigned warp_hits = __ballot_sync(kFull, wm > 0.0f && warps_incl > target) & group_bits;
+  const int warp_lane = warp_hits != 0 ? __ffs(warp_hits) - 1 : 8 * group;
+  const int w = warp_lane - 8 * group;
+  const float in_warp = target - __shfl_sync(kFull, group_exclusive(warps_incl), warp_lane);
+  // The thread: lane j holds threads 4 j .. 4 j + 3 of warp w.
+  const float4 incl = cs.thread_incl[8 * w + j];
+  const int first = incl.x > in_warp ? 0 : incl.y > in_warp ? 1 : incl.z > in_warp ? 2 : incl.w > in_warp ? 3 : 4;
+  const unsigned thread_hits = __ballot_sync(kFull, first < 4) & group_bits;
+  const int thread_lane = thread_hits != 0 ? __ffs(thread_hits) - 1 : 8 * group;
+  const float before_lane = group_exclusive(incl.w);  // shuffled by every lane, then selected
+  const float before_mine = first == 0 ? before_lane : first == 1 ? incl.x : first == 2 ? incl.y : incl.z;
+  const int t = 32 * w + 4 * (thread_lane - 8 * group) + min(__shfl_sync(kFull, first, thread_lane), 3);
+  const float in_thread = in_warp - __shfl_sync(kFull, before_mine, thread_lane);
+  // The element: lane j holds float4 j of thread t's share (m is finite when the chunk has mass).
+  const float4 y = buffer[t + j * kThreads];
+  const float w0 = ex2(y.x - m), w1 = ex2(y.y - m), w2 = ex2(y.z - m), w3 = ex2(y.w - m);
+  const float before = group_exclusive(group_scan(((w0 + w1) + w2) + w3));
+  const float r0 = before + w0, r1 = r0 + w1, r2 = r1 + w2, r3 = r2 + w3;
+  const int c = w0 > 0.0f && r0 > in_thread   ? 0
+                : w1 > 0.0f && r1 > in_thread ? 1
+                : w2 > 0.0f && r2 > in_thread ? 2
+                : w3 > 0.0f && r3 > in_thread ? 3
+                                              : 4;
+  const unsigned element_hits = __ballot_sync(kFull, c < 4) & group_bits;
+  const int element_lane = element_hits != 0 ? __ffs(element_hits) - 1 : 8 * group;
+  const int picked_c = __shfl_sync(kFull, c, element_lane);
+  const float picked_y = __shfl_sync(kFull, component(y, min(c, 3)), element_lane);
+  if (!(total > 0.0f) || warp_hits == 0 || thread_hits == 0 || element_hits == 0) return Proposal{-1, -INFINITY};
+  return Proposal{first_token + 4 * (t + (element_lane - 8 * group) * kThreads) + picked_c, picked_y};
+}
 
 // Hands a wide row whose list is too short to the verifiers, with its kProposals exact draws from
 // the whole row: the record first, then its ready flag (a verifier reads the record only after
@@ -964,33 +998,27 @@ __device__ void flag_for_verification(const Workspace& ws, int row, const Limits
 
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
 // kListCap slots, padded with -inf, so the row's lists are one contiguous block, copied whole into
-// shared memory while warp 0 reads the records: a single round trip to L2. The listed entries are
-// then packed, as weights, into a second array that the draws scan (top-k rows list few tokens
-// per chunk). A row whose chunks have no small top-k also draws its first proposal: warp 0 picks
-// the chunk and starts the loads of the shares it draws from as soon as the records are in, and
-// finishes the draw while the other warps pack.
+// shared memory by one bulk copy while warp 0 reads the records: a single round trip to L2. A wide
+// row's proposals come with its records (every chunk drew its own): warp 0 picks their chunks by
+// mass, so they are known before the lists land, and one pass then weighs the list in place and
+// tests them. Other rows' lists are short: their listed entries are packed, as weights, into a
+// second array that the draws scan.
 __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float* smem, Scratch& s) {
   __shared__ float row_m, row_z, row_level, row_u;
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
-  __shared__ ChunkRecord recs[kMaxChunks];
-  __shared__ float draw_elements[kProposals][32];  // one per warp that draws a proposal
-  __shared__ Proposal drawn[kProposals];          // a wide row's proposals
-  __shared__ float list_warp_mass[kMaxWarps];     // a wide row's listed mass and count, by the
-  __shared__ int list_warp_count[kMaxWarps];      // warps that weigh its list
+  __shared__ Proposal drawn[kProposals];  // a wide row's proposals
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   D2K_MARK(mark);
   const float temperature = pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
   const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
+  const bool no_limit = k_limit == INT_MAX && pb.top_p[row] >= 1.0f;  // the first proposal is the sample
   const bool may_flag = row_may_flag(pb, row, k_limit);
-  // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp i < kProposals
-  // proposal i's token, warp kProposals the list's draw.
+  // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp 1 the list's draw.
   float4 u_chunks = {};
-  float u_token = 0.0f;
-  if (wide && warp < kProposals) {
-    if (warp == 0) u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
-    u_token = component(uniforms(pb.seed, row, kStepDecide, 2), warp);
-  } else if (warp == kProposals && lane == 0) {
+  if (wide && warp == 0) {
+    u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
+  } else if (warp == 1 && lane == 0) {
     row_u = uniforms(pb.seed, row, kStepDecide, 0).x;
   }
   wait_for_previous_kernel();
@@ -1001,36 +1029,34 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   const int slots = pb.chunks * kListCap;
   float* lists = smem;                 // [slots] the lists as kernel 1 wrote them (y)
   float* list_weights = smem + slots;  // [row_listed] the listed entries packed, as weights
-  // Warp 0 asks for the records before any list copy is queued.
+  // Warp 0 asks for the records (with their draws for a wide row) before the list copy is queued.
   const bool member = warp == 0 && lane < pb.chunks;
-  float4 head = make_float4(-INFINITY, 0.0f, -INFINITY, __int_as_float(0)), low = {}, high = {};
+  float4 head = make_float4(-INFINITY, 0.0f, -INFINITY, __int_as_float(0));
+  int4 draw_token = make_int4(-1, -1, -1, -1);
+  float4 draw_y = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
   if (member) {
     const float4* from = reinterpret_cast<const float4*>(rec + lane);
     head = __ldcg(from);
-    low = __ldcg(from + 1);
-    high = __ldcg(from + 2);
+    if (wide) {
+      draw_token = __ldcg(reinterpret_cast<const int4*>(from + 1));
+      draw_y = __ldcg(from + 2);
+    }
   }
-  // The row's lists, one contiguous block, by one bulk copy issued after the records' loads.
+  // The row's lists, one contiguous block, by one bulk copy issued after the records' loads (none
+  // for a row without limits).
   __shared__ uint64_t lists_landed;
-  if (threadIdx.x == 0) {
+  if (threadIdx.x == 0 && !no_limit) {
     init_copy_barrier(&lists_landed);
     bulk_copy_to_shared(lists, ws.list_y + list_base, sizeof(float) * slots, &lists_landed);
   }
   const float scale = kLog2e / temperature;
-  // Warp i < kProposals draws proposal i; warp 0 picks their chunks and hands them over through a
-  // barrier of those warps.
-  __shared__ int proposal_chunk[kProposals];
-  ChunkDraw my_draw;
   if (warp == 0) {
-    const ChunkRecord r{head.x, head.y, head.z, __float_as_int(head.w),
-                        {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w}};
-    recs[lane] = r;
-    const float m = warp_max(r.m);
-    const float mass = r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f;
+    const float m = warp_max(head.x);
+    const float mass = head.y > 0.0f ? head.y * ex2(head.x - m) : 0.0f;
     const float running = warp_inclusive_sum(mass, lane);  // the chunks' masses in order
     const float z = __shfl_sync(kFull, running, 31);
-    const float level = warp_max(member ? r.level : -INFINITY);
-    const int incl = warp_inclusive_sum(r.listed, lane);
+    const float level = warp_max(member ? head.z : -INFINITY);
+    const int incl = warp_inclusive_sum(__float_as_int(head.w), lane);
     chunk_begin[lane + 1] = incl;
     if (lane == 31) row_listed = incl;
     if (lane == 0) {
@@ -1040,79 +1066,29 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       row_level = level;
     }
     if (wide) {
+      // Proposal i: a chunk by mass with uniform i, then that chunk's draw i.
       const float us[kProposals] = {u_chunks.x, u_chunks.y, u_chunks.z, u_chunks.w};
+      const int tokens[kProposals] = {draw_token.x, draw_token.y, draw_token.z, draw_token.w};
+      const float ys[kProposals] = {draw_y.x, draw_y.y, draw_y.z, draw_y.w};
 #pragma unroll
       for (int i = 0; i < kProposals; ++i) {
         const int c = max(first_crossing(mass > 0.0f, running, us[i] * z), 0);
-        if (lane == 0) proposal_chunk[i] = c;
+        const Proposal p{__shfl_sync(kFull, tokens[i], c), __shfl_sync(kFull, ys[i], c)};
+        if (lane == 0) drawn[i] = p;
+        if (i == 0 && no_limit && lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
       }
     }
   }
-  if (wide && warp < kProposals) {
-    asm volatile("bar.sync 1, %0;" ::"r"(kDrawingThreads) : "memory");  // recs and proposal_chunk are written
-    const int c = proposal_chunk[warp];
-    my_draw.begin(pb, row, c, recs[c], scale, u_token);
+  if (no_limit) {
+    D2K_EVENT(8);
+    return;
   }
-  __syncthreads();  // the records' sums are in, and the copy's barrier is initialized
+  __syncthreads();  // the records' sums and the proposals are in, and the copy's barrier is initialized
   wait_bulk_copy(&lists_landed);
   const float m = row_m;
   const Limits lim = limits_of(pb, row, k_limit, row_z);
-
-  if (wide && lim.no_p && lim.k_limit == INT_MAX) {
-    // No limit: the first proposal is the sample.
-    D2K_EVENT(8);
-    if (warp == 0) {
-      const Proposal p = my_draw.finish(draw_elements[0]);
-      if (lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
-    }
-    return;
-  }
-  // The draws' weights (0 below the row's level). A wide row's lists are nearly full, so warps
-  // kProposals.. turn its slots into weights in place while warps 0.. finish the proposals; other
-  // rows' lists are short, and their listed entries are packed in chunk order (four read before
-  // any is written, so their latencies overlap).
   const int n = row_listed;
   const float level = row_level;
-  if (wide && warp < kProposals) {
-    const Proposal p = my_draw.finish(draw_elements[warp]);
-    if (lane == 0) drawn[warp] = p;
-  } else if (wide) {
-    float listed_mass = 0.0f;
-    int listed_count = 0;
-    for (int j = threadIdx.x - kDrawingThreads; j < slots; j += blockDim.x - kDrawingThreads) {
-      const float y = lists[j];
-      const float w = y >= level ? ex2(y - m) : 0.0f;
-      lists[j] = w;
-      listed_mass += w;
-      listed_count += w > 0.0f;
-    }
-    const float mass_of_warp = warp_sum(listed_mass);
-    const int count_of_warp = __reduce_add_sync(kFull, listed_count);
-    if (lane == 0) {
-      list_warp_mass[warp] = mass_of_warp;
-      list_warp_count[warp] = count_of_warp;
-    }
-  } else {
-    for (int c = warp; c < pb.chunks; c += blockDim.x >> 5) {
-      const int begin = chunk_begin[c], len = chunk_begin[c + 1] - begin;
-      const float* from = lists + c * kListCap;
-      for (int i0 = 0; i0 < len; i0 += 4 * 32) {
-        float y[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) y[j] = i0 + 32 * j + lane < len ? from[i0 + 32 * j + lane] : -INFINITY;
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          if (i0 + 32 * j + lane < len) list_weights[begin + i0 + 32 * j + lane] = y[j] >= level ? ex2(y[j] - m) : 0.0f;
-        }
-      }
-    }
-  }
-  __syncthreads();
-  D2K_PHASE(mark, 4);
-  // The next call's kernel 1 may be launched from here: earlier, its waiting CTAs slowed the
-  // decisions (b128 by 1.3 us); at the end, its launch was exposed (ab4.txt, ab5.txt).
-  let_next_kernel_start();
-  const ListSource src = wide ? ListSource{lists, slots} : ListSource{list_weights, n};
   const float u_list = row_u;
   // Thread 0: the token of weight j.
   auto token_of = [&](int j) {
@@ -1122,20 +1098,12 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
   };
   if (wide) {
-    // The list's completeness first: a complete list holds the kept set, and an incomplete one
-    // goes to the verifiers at once. Then one pass gives the counts and masses above each proposal
-    // and above a midpoint p1 between the first one's weight and 1; a proposal is kept exactly
-    // when it is listed and the counts above it keep it. The first kept proposal is the sample;
-    // when all are dropped, the rounds go on from the list above the highest weight known to be
-    // dropped.
-    float listed_mass = 0.0f;
-    int listed_count = 0;
-#pragma unroll
-    for (int w = kProposals; w < kMaxWarps; ++w) {
-      listed_mass += list_warp_mass[w];
-      listed_count += list_warp_count[w];
-    }
-    const bool complete = listed_count >= lim.k_limit || (!lim.no_p && listed_mass >= lim.limit_mass);
+    // One pass over the list, turned into weights in place: its listed count and mass (its
+    // completeness: a complete list holds the kept set, an incomplete one goes to the verifiers),
+    // and the counts and masses above each proposal and above a midpoint p1 between the first
+    // one's weight and 1. A proposal is kept exactly when it is listed and the counts above it
+    // keep it. The first kept proposal is the sample; when all are dropped, the rounds go on from
+    // the list above the highest weight known to be dropped.
     float w[kProposals];
     bool valid = true, listed[kProposals];
 #pragma unroll
@@ -1145,34 +1113,40 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       w[i] = pr.token >= 0 ? weight_of(pr.y, m) : 0.0f;
       listed[i] = pr.token >= 0 && pr.y >= level;
     }
-    if (!complete || !valid) {
-      flag_for_verification(ws, row, lim, m, scale, drawn);
-      return;
-    }
-    if (threadIdx.x == 0) atomicAdd(&ws.counters[kRowsSettled], 1u);
     const float p1 = listed[0] ? fminf(fmaxf(sqrtf(w[0]), w[0]), 1.0f) : INFINITY;
-    // Level i < kProposals: above proposal i; kProposals: above p1.
-    float pivots[kMaxLevels];
+    // Pivot i < kProposals: proposal i; kProposals: p1.
+    float pivots[kProposals + 1];
 #pragma unroll
     for (int i = 0; i < kProposals; ++i) pivots[i] = w[i];
     pivots[kProposals] = p1;
     float mass[kMaxLevels];
     int count[kMaxLevels];
-    sums_above(src, pivots, mass, count);
-    const Totals<kMaxLevels> above = block_totals<kMaxLevels>(mass, count, s);
+    weigh_list(lists, slots, level, m, pivots, mass, count);
+    D2K_PHASE(mark, 4);
+    // The next call's kernel 1 may be launched from here: earlier, its waiting CTAs slowed the
+    // decisions (b128 by 1.3 us); at the end, its launch was exposed (ab4.txt, ab5.txt).
+    let_next_kernel_start();
+    const Totals<kMaxLevels> above = block_totals<kMaxLevels>(mass, count, s);  // level 1 + i: above pivot i
+    const bool complete = above.count[0] >= lim.k_limit || (!lim.no_p && above.mass[0] >= lim.limit_mass);
+    if (!complete || !valid) {
+      flag_for_verification(ws, row, lim, m, scale, drawn);
+      return;
+    }
+    if (threadIdx.x == 0) atomicAdd(&ws.counters[kRowsSettled], 1u);
     D2K_PHASE(mark, 5);
     int accepted = -1;
 #pragma unroll
     for (int i = kProposals - 1; i >= 0; --i) {
-      if (listed[i] && lim.keeps(above.count[i], above.mass[i])) accepted = i;
+      if (listed[i] && lim.keeps(above.count[1 + i], above.mass[1 + i])) accepted = i;
     }
     if (accepted >= 0) {
       if (threadIdx.x == 0) pb.samples[row] = drawn[accepted].token;
       return;
     }
+    const ListSource src{lists, slots};
     // All dropped: the next candidate comes from the list above the highest of the proposals'
     // weights and p1 (when dropped).
-    const bool keep1 = listed[0] && lim.keeps(above.count[kProposals], above.mass[kProposals]);
+    const bool keep1 = listed[0] && lim.keeps(above.count[1 + kProposals], above.mass[1 + kProposals]);
     float floor = listed[0] && !keep1 ? p1 : w[0];
 #pragma unroll
     for (int i = 1; i < kProposals; ++i) floor = fmaxf(floor, w[i]);
@@ -1189,6 +1163,25 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     if (threadIdx.x == 0) pb.samples[row] = token_of(j);
     return;
   } else {
+    // The listed entries packed in chunk order, as weights (four read before any is written, so
+    // their latencies overlap).
+    for (int c = warp; c < pb.chunks; c += blockDim.x >> 5) {
+      const int begin = chunk_begin[c], len = chunk_begin[c + 1] - begin;
+      const float* from = lists + c * kListCap;
+      for (int i0 = 0; i0 < len; i0 += 4 * 32) {
+        float y[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) y[j] = i0 + 32 * j + lane < len ? from[i0 + 32 * j + lane] : -INFINITY;
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (i0 + 32 * j + lane < len) list_weights[begin + i0 + 32 * j + lane] = y[j] >= level ? ex2(y[j] - m) : 0.0f;
+        }
+      }
+    }
+    __syncthreads();
+    D2K_PHASE(mark, 4);
+    let_next_kernel_start();  // see the wide row's call
+    const ListSource src{list_weights, n};
     if (lim.k_limit == 1 && level < INFINITY) {
       // Greedy: the kept set is the tokens of weight 1, the maximum (whatever p is). A finite row
       // level lies at least an eighth below M, so all of them are listed, and a draw among them in
@@ -1221,7 +1214,10 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
 }
 
 __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspace ws) {
-  extern __shared__ float4 buffer[];  // the chunk as y, this thread's float4 q at buffer[threadIdx.x + q * kThreads]
+  // The chunk as y, this thread's float4 q at buffer[threadIdx.x + q * kThreads]. 128-byte aligned:
+  // a quarter warp's float4s are then one shared-memory wavefront (kernel 1 took 17 % longer when
+  // its static scratch left the buffer 16 bytes off).
+  extern __shared__ __align__(128) float4 buffer[];
   __shared__ ChunkScratch cs;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int chunk = blockIdx.x, row = blockIdx.y;
@@ -1234,6 +1230,12 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   // Loaded and divided while the copies are in flight.
   const float scale = kLog2e / pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
+  // A wide row's chunk draws (warp 0), their uniforms while the copies are in flight.
+  const bool draws = k_limit > kListCap && warp == 0;
+  if (draws) {
+    const float4 u = uniforms(pb.seed, row, kStepChunkDraws, chunk);
+    if (lane == 0) cs.draw_u = u;  // published by block_max's barrier
+  }
   const float* ys = reinterpret_cast<const float*>(buffer);
   // Element e = 4 q + c of thread t's share (t's e-th token in chunk order) sits at ys[y_slot(t, e)].
   auto y_slot = [](int t, int e) { return 4 * (t + (e >> 2) * kThreads) + (e & 3); };
@@ -1277,7 +1279,8 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
     listed_bits = ~below;
   }
   const float mass_incl = warp_inclusive_sum(mass, lane);
-  if (lane == 31) cs.warp_mass[warp] = mass_incl;  // published by scan_counts' barrier
+  if (lane == 31) cs.warp_mass[warp] = mass_incl;  // both published by scan_counts' barrier
+  reinterpret_cast<float*>(cs.thread_incl)[threadIdx.x] = mass_incl;
   ListSlots slots = scan_counts(__popc(listed_bits), cs.warp_count[0]);
   // Shallower while the list overflows; at depth 0 (ties beyond the list) list nothing, which the
   // decision recognizes by the level +inf.
@@ -1317,18 +1320,20 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   for (int i = slots.listed + threadIdx.x; i < kListCap; i += kThreads) store_kept(out_y + i, -INFINITY, keep);
   D2K_PHASE(mark, 2);
 
-  // The record, with the warp masses from which the decision draws this chunk's proposals.
+  // The record: its mass is the warp masses added in order, as draw_in_chunk adds them.
+  ChunkRecord* record = ws.records + slot;
   if (threadIdx.x == 0) {
-    float wm[kWarps], chunk_mass = 0.0f;
+    float chunk_mass = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      wm[w] = cs.warp_mass[w];
-      chunk_mass += wm[w];
+    for (int w = 0; w < kWarps; ++w) chunk_mass += cs.warp_mass[w];
+    store_kept(reinterpret_cast<float4*>(record), make_float4(m, chunk_mass, level, __int_as_float(slots.listed)), keep);
+  }
+  if (draws) {
+    const Proposal p = draw_in_chunk(cs, buffer, m, first_token);
+    if ((lane & 7) == 0) {
+      store_kept(&record->draw_token[lane >> 3], p.token, keep);
+      store_kept(&record->draw_y[lane >> 3], p.y, keep);
     }
-    float4* out = reinterpret_cast<float4*>(ws.records + slot);
-    store_kept(out, make_float4(m, chunk_mass, level, __int_as_float(slots.listed)), keep);
-    store_kept(out + 1, make_float4(wm[0], wm[1], wm[2], wm[3]), keep);
-    store_kept(out + 2, make_float4(wm[4], wm[5], wm[6], wm[7]), keep);
   }
   D2K_PHASE(mark, 3);
 }
@@ -1507,7 +1512,7 @@ __device__ void verify_flagged_rows(const Problem& pb, const Workspace& ws, floa
 // could not decide. A verifier waits only for deciders, which have lower indices, so they were
 // started before it.
 __global__ void __launch_bounds__(kDecideThreads) decide_kernel(Problem pb, Workspace ws) {
-  extern __shared__ __align__(16) float lists_and_weights[];  // 16-byte aligned for the bulk copy
+  extern __shared__ __align__(128) float lists_and_weights[];  // for the bulk copy, and a verifier's float4 reads
   __shared__ Scratch s;
   if (blockIdx.x >= static_cast<unsigned>(pb.batch)) {
     verify_flagged_rows(pb, ws, lists_and_weights, s);
