@@ -106,7 +106,7 @@ constexpr int kProposals = 4;
 // A verifier's work item: a span of two chunks of a flagged row, read in one pass, so that a
 // verifier per SM covers up to 2 * sms / chunks flagged rows in one round.
 constexpr int kChunksPerSpan = 2;
-constexpr int kMaxLevels = kProposals + 2;  // sums of one pass: the listed set, the proposals, a midpoint
+constexpr int kMaxLevels = kProposals + 1;  // pivots of one pass: the proposals and a midpoint
 // Candidate list depths below the chunk maximum, in octaves, as 64 bins of depth + 1 by its
 // binary exponent and top three mantissa bits: an eighth of an octave of depth + 1 wide, so an
 // eighth of an octave of depth near the maximum and 16 octaves at depth 127; the last bin also
@@ -129,9 +129,8 @@ constexpr float kBelowOne = 0x1.fffffep-1f;  // the largest float below 1
 constexpr unsigned kFull = 0xffffffffu;
 
 // Random streams: (row, step, who) is unique per use.
-constexpr uint32_t kStepDecide = 0;  // who 0: the list draw, 1: the proposals' chunks
+constexpr uint32_t kStepDecide = 0;  // who 0: the list draw, 1: the proposals' chunks, 2: their tokens
 constexpr uint32_t kStepRounds = 1;  // + round, list rounds
-constexpr uint32_t kStepChunkDraws = 0x10000;  // who: the chunk, its draws for a wide row's proposals
 constexpr uint32_t kStepRowDraw = 0x20000;  // + round, rounds over the whole row
 
 struct alignas(16) ChunkRecord {
@@ -139,10 +138,7 @@ struct alignas(16) ChunkRecord {
   float mass;   // sum of 2^(y - m) over the chunk, the warp masses added in order
   float level;  // every token with y >= level is listed; +inf when none could be
   int listed;   // list entries; the rest of the chunk's kListCap slots hold -inf
-  // A wide row's chunk draws (unwritten for other rows): token i (-1 when the chunk has no mass)
-  // and its y, drawn with weight 2^(y - m) by uniform i of the chunk's stream.
-  int draw_token[kProposals];
-  float draw_y[kProposals];
+  float warp_mass[kWarps];  // a wide row's: each warp's share of the mass, its last lane's inclusive sum
 };
 static_assert(sizeof(ChunkRecord) == 48, "a record is three float4s");
 
@@ -164,9 +160,13 @@ struct alignas(16) FlaggedRow {
   float weight[kProposals];
 };
 
-// Cleared by kernel 1 (the workspace is undefined at every call), used by kernel 2.
-// kRowsSettled counts the rows that will flag no more: flagged, or known not to need it.
-enum Counter { kRowsFlagged, kNextItem, kRowsSettled, kCounters };
+// Cleared by kernel 1 (the workspace is undefined at every call), used by kernel 2. kRowsFlagged
+// hands out flag slots. kProgress (two slots, one 64-bit word) counts the rows that will flag no
+// more (flagged, or known not to need it) in its high half and the flags published in its low
+// half, both moved by one atomic, so a verifier learns from one load both that every row is
+// settled and how many were flagged.
+enum Counter { kRowsFlagged, kNextItem, kProgress, kCounters = kProgress + 2 };
+constexpr unsigned long long kOneSettled = 1ull << 32;
 
 struct Workspace {
   unsigned* verify_arrivals;  // [batch] spans of flagged row i verified
@@ -177,10 +177,15 @@ struct Workspace {
   int* list_token;            // [batch][chunks][kListCap]
   FlaggedRow* flagged;        // [batch]
   float* partials;            // [batch][spans][2 * kProposals]: counts (as float) and masses
+  float* thread_mass;         // [batch][chunks][kThreads] a wide row's: each chunk thread's mass
 };
 
+__device__ __forceinline__ unsigned long long* progress_of(const Workspace& ws) {
+  return reinterpret_cast<unsigned long long*>(ws.counters + kProgress);  // 8-byte aligned: the array is 256
+}
+
 struct WorkspaceLayout {
-  static constexpr int kArrays = 8;
+  static constexpr int kArrays = 9;
   size_t offsets[kArrays] = {};
   size_t bytes = 0;
   WorkspaceLayout(int64_t batch, int64_t chunks) {
@@ -193,6 +198,7 @@ struct WorkspaceLayout {
         sizeof(int) * batch * chunks * kListCap,
         sizeof(FlaggedRow) * batch,
         sizeof(float) * batch * chunks * 2 * kProposals,
+        sizeof(float) * batch * chunks * kThreads,
     };
     for (int i = 0; i < kArrays; ++i) {
       offsets[i] = bytes;
@@ -204,7 +210,8 @@ struct WorkspaceLayout {
     return Workspace{reinterpret_cast<unsigned*>(b + offsets[0]),   reinterpret_cast<unsigned*>(b + offsets[1]),
                      reinterpret_cast<unsigned*>(b + offsets[2]),   reinterpret_cast<ChunkRecord*>(b + offsets[3]),
                      reinterpret_cast<float*>(b + offsets[4]),      reinterpret_cast<int*>(b + offsets[5]),
-                     reinterpret_cast<FlaggedRow*>(b + offsets[6]), reinterpret_cast<float*>(b + offsets[7])};
+                     reinterpret_cast<FlaggedRow*>(b + offsets[6]), reinterpret_cast<float*>(b + offsets[7]),
+                     reinterpret_cast<float*>(b + offsets[8])};
   }
 };
 
@@ -238,8 +245,6 @@ struct Scratch {
 // and read by every thread after it; the list counts alternate between two arrays because a
 // shallower retry writes them again (its write follows the barrier after the earlier reads).
 struct ChunkScratch {
-  float4 thread_incl[kThreads / 4];  // each thread's inclusive mass in its warp (a wide row's draws)
-  float4 draw_u;                     // a wide row's uniforms for its draws
   float warp_max[kWarps];
   float warp_mass[kWarps];   // each warp's mass, as its last lane's inclusive sum
   int warp_count[2][kWarps];  // each warp's listed tokens
@@ -326,8 +331,8 @@ __device__ __forceinline__ void wait_bulk_copy(uint64_t* barrier) {
 __device__ __forceinline__ void store_release(unsigned* to, unsigned v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(to), "r"(v) : "memory");
 }
-__device__ __forceinline__ void add_release(unsigned* to, unsigned v) {
-  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(to), "r"(v) : "memory");
+__device__ __forceinline__ void add_release(unsigned long long* to, unsigned long long v) {
+  asm volatile("red.release.gpu.global.add.u64 [%0], %1;" ::"l"(to), "l"(v) : "memory");
 }
 __device__ __forceinline__ unsigned fetch_add_acq_rel(unsigned* to, unsigned v) {
   unsigned old;
@@ -436,6 +441,28 @@ __device__ ListSlots scan_counts(int count, int (&warp_counts)[kWarps]) {
     out.listed += c;
   }
   return out;
+}
+
+// The warp where `target` falls by a chunk record's warp masses, added one after another as
+// kernel 1 adds them into the chunk's mass: the first whose running mass exceeds it, else the
+// last with mass (-1 when none has mass); *before receives the mass of the warps before it.
+__device__ __forceinline__ int warp_of_target(const float (&warp_mass)[kWarps], float target, float* before) {
+  int pick = -1, last = -1;
+  float pick_before = 0.0f, last_before = 0.0f, running = 0.0f;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    if (warp_mass[w] > 0.0f) {
+      if (pick < 0 && running + warp_mass[w] > target) {
+        pick = w;
+        pick_before = running;
+      }
+      last = w;
+      last_before = running;
+    }
+    running += warp_mass[w];
+  }
+  *before = pick < 0 ? last_before : pick_before;
+  return pick < 0 ? last : pick;
 }
 
 // Inverse-CDF choice at each of Levels levels, one barrier: mass[l] >= 0 and count[l] are this
@@ -670,50 +697,6 @@ __device__ void sums_above(const Source& src, const float (&pivot)[Levels], floa
   }
 }
 
-// A wide row's list pass: this thread's slots (Segment order) turned from y into weights in place
-// (0 below the row's level), with this thread's count and mass of them above 0 (level 0: the listed
-// tokens) and strictly above each pivot (level 1 + l), in a fixed order. Four slots are read
-// before any is weighed, so their latencies overlap.
-template <int Pivots>
-__device__ void weigh_list(float* slots, int n, float level, float m, const float (&pivot)[Pivots],
-                           float (&mass)[Pivots + 1], int (&count)[Pivots + 1]) {
-  const Segment seg(n);
-#pragma unroll
-  for (int l = 0; l <= Pivots; ++l) {
-    mass[l] = 0.0f;
-    count[l] = 0;
-  }
-  float lowest = pivot[0];
-#pragma unroll
-  for (int l = 1; l < Pivots; ++l) lowest = fminf(lowest, pivot[l]);
-  constexpr int kBatch = 4;
-  for (int k0 = 0; k0 < seg.per; k0 += kBatch) {
-    float y[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int i = seg.element_of(threadIdx.x, k0 + j);
-      y[j] = k0 + j < seg.per && i < n ? slots[i] : -INFINITY;
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int i = seg.element_of(threadIdx.x, k0 + j);
-      const float w = y[j] >= level ? ex2(y[j] - m) : 0.0f;
-      if (k0 + j < seg.per && i < n) slots[i] = w;
-      mass[0] += w;
-      count[0] += w > 0.0f;
-      if (w > lowest) {
-#pragma unroll
-        for (int l = 0; l < Pivots; ++l) {
-          if (w > pivot[l]) {
-            mass[1 + l] += w;
-            ++count[1 + l];
-          }
-        }
-      }
-    }
-  }
-}
-
 // One draw, in proportion to weight, among the source's weights above `floor`, with uniform u.
 // Returns the index (-1 when nothing lies above floor); *w receives its weight, and *count and
 // *mass the count and mass above floor.
@@ -911,64 +894,36 @@ __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, in
   }
 }
 
-// Warp 0 of a wide row's chunk CTA, once the masses are published: the chunk's kProposals draws
-// at once, draw g by lanes 8 g.. 8 g + 7 with uniform g, in proportion to weight 2^(y - m). Each
-// step is an inverse CDF, "the first whose running mass exceeds the target": the CTA's warp by
-// the warp masses (a lane each), the thread of that warp by the threads' inclusive masses (four per
-// lane), then the element of that thread's share (a float4 per lane). Lane 8 g returns draw g,
-// token -1 when the chunk has no mass or a rounding left no element (the decision then hands the
-// row to the verifiers, which sample it exactly). About a hundred instructions for all four: the
-// CTA runs them while its SM is busy with the other chunks' passes.
-__device__ Proposal draw_in_chunk(const ChunkScratch& cs, const float4* buffer, float m, int first_token) {
-  static_assert(8 * kProposals == 32, "a group of eight lanes per draw");
-  const int lane = threadIdx.x & 31, group = lane >> 3, j = lane & 7;
-  const unsigned group_bits = 0xffu << (8 * group);
-  auto group_scan = [&](float v) {  // inclusive, within the group
-#pragma unroll
-    for (int offset = 1; offset < 8; offset <<= 1) {
-      const float up = __shfl_up_sync(kFull, v, offset, 8);
-      if (j >= offset) v += up;
-    }
-    return v;
-  };
-  auto group_exclusive = [&](float incl) {
-    const float up = __shfl_up_sync(kFull, incl, 1, 8);  // every lane takes part
-    return j == 0 ? 0.0f : up;
-  };
-  // The warp.
-  const float wm = cs.warp_mass[j];
-  const float warps_incl = group_scan(wm);
-  const float total = __shfl_sync(kFull, warps_incl, 7, 8);
-  const float target = component(cs.draw_u, group) * total;
-  const unsigned warp_hits = __ballot_sync(kFull, wm > 0.0f && warps_incl > target) & group_bits;
-  const int warp_lane = warp_hits != 0 ? __ffs(warp_hits) - 1 : 8 * group;
-  const int w = warp_lane - 8 * group;
-  const float in_warp = target - __shfl_sync(kFull, group_exclusive(warps_incl), warp_lane);
-  // The thread: lane j holds threads 4 j .. 4 j + 3 of warp w.
-  const float4 incl = cs.thread_incl[8 * w + j];
-  const int first = incl.x > in_warp ? 0 : incl.y > in_warp ? 1 : incl.z > in_warp ? 2 : incl.w > in_warp ? 3 : 4;
-  const unsigned thread_hits = __ballot_sync(kFull, first < 4) & group_bits;
-  const int thread_lane = thread_hits != 0 ? __ffs(thread_hits) - 1 : 8 * group;
-  const float before_lane = group_exclusive(incl.w);  // shuffled by every lane, then selected
-  const float before_mine = first == 0 ? before_lane : first == 1 ? incl.x : first == 2 ? incl.y : incl.z;
-  const int t = 32 * w + 4 * (thread_lane - 8 * group) + min(__shfl_sync(kFull, first, thread_lane), 3);
-  const float in_thread = in_warp - __shfl_sync(kFull, before_mine, thread_lane);
-  // The element: lane j holds float4 j of thread t's share (m is finite when the chunk has mass).
-  const float4 y = buffer[t + j * kThreads];
-  const float w0 = ex2(y.x - m), w1 = ex2(y.y - m), w2 = ex2(y.z - m), w3 = ex2(y.w - m);
-  const float before = group_exclusive(group_scan(((w0 + w1) + w2) + w3));
-  const float r0 = before + w0, r1 = r0 + w1, r2 = r1 + w2, r3 = r2 + w3;
-  const int c = w0 > 0.0f && r0 > in_thread   ? 0
-                : w1 > 0.0f && r1 > in_thread ? 1
-                : w2 > 0.0f && r2 > in_thread ? 2
-                : w3 > 0.0f && r3 > in_thread ? 3
-                                              : 4;
-  const unsigned element_hits = __ballot_sync(kFull, c < 4) & group_bits;
-  const int element_lane = element_hits != 0 ? __ffs(element_hits) - 1 : 8 * group;
-  const int picked_c = __shfl_sync(kFull, c, element_lane);
-  const float picked_y = __shfl_sync(kFull, component(y, min(c, 3)), element_lane);
-  if (!(total > 0.0f) || warp_hits == 0 || thread_hits == 0 || element_hits == 0) return Proposal{-1, -INFINITY};
-  return Proposal{first_token + 4 * (t + (element_lane - 8 * group) * kThreads) + picked_c, picked_y};
+// A draw from one chunk of a wide row in proportion to weight 2^(y - m_c), made by one warp of
+// its decision with uniform u: the chunk's warp where u * mass falls by the record's warp masses,
+// that warp's thread by the threads' masses kernel 1 stored (one load), then an element of that
+// thread's share by the running weights, read from the logits (one load of 32 floats).
+__device__ Proposal draw_from_chunk(const Problem& pb, const Workspace& ws, int row, int c, const ChunkRecord& r,
+                                    float scale, float u) {
+  const int lane = threadIdx.x & 31;
+  const float target = u * r.mass;
+  float before;
+  const int source_warp = warp_of_target(r.warp_mass, target, &before);
+  if (source_warp < 0) return Proposal{-1, -INFINITY};
+  const float in_warp = target - before;
+  const int64_t slot = static_cast<int64_t>(row) * pb.chunks + c;
+  const float mass = __ldcg(ws.thread_mass + slot * kThreads + 32 * source_warp + lane);
+  const float incl = warp_inclusive_sum(mass, lane);
+  const float up = __shfl_up_sync(kFull, incl, 1);  // every lane takes part
+  const float lane_before = lane == 0 ? 0.0f : up;
+  const int t_lane = max(first_crossing(mass > 0.0f, incl, in_warp), 0);
+  const float in_lane = in_warp - __shfl_sync(kFull, lane_before, t_lane);
+  // Element `lane` (4 q + c) of the thread's share, as kernel 1 staged and scaled it.
+  const int t = 32 * source_warp + t_lane;
+  const int token = c * kChunk + 4 * (t + (lane >> 2) * kThreads) + (lane & 3);
+  const float x = token < pb.vocab ? __ldcg(pb.logits + row * pb.row_stride + token) : -INFINITY;
+  const float y = __fmul_rn(x, scale);  // as scaled() computes it
+  const float w = weight_of(y, r.m);
+  const int e = first_crossing(w > 0.0f, warp_inclusive_sum(w, lane), in_lane);
+  const float picked_y = __shfl_sync(kFull, y, max(e, 0));
+  const int picked = __shfl_sync(kFull, token, max(e, 0));
+  if (e < 0) return Proposal{-1, -INFINITY};
+  return Proposal{picked, picked_y};
 }
 
 // Hands a wide row whose list is too short to the verifiers, with its kProposals exact draws from
@@ -993,7 +948,7 @@ __device__ void flag_for_verification(const Workspace& ws, int row, const Limits
   const unsigned slot = atomicAdd(&ws.counters[kRowsFlagged], 1u);
   ws.flagged[slot] = f;
   store_release(&ws.flag_ready[slot], 1u);
-  add_release(&ws.counters[kRowsSettled], 1u);  // the flag is out before the row counts as settled
+  add_release(progress_of(ws), kOneSettled + 1);  // the flag is out before the row counts as settled
 }
 
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
@@ -1014,49 +969,60 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
   const bool no_limit = k_limit == INT_MAX && pb.top_p[row] >= 1.0f;  // the first proposal is the sample
   const bool may_flag = row_may_flag(pb, row, k_limit);
-  // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp 1 the list's draw.
+  // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp i < kProposals
+  // proposal i's token, warp kProposals the list's draw.
   float4 u_chunks = {};
-  if (wide && warp == 0) {
-    u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
-  } else if (warp == 1 && lane == 0) {
+  float u_token = 0.0f;
+  if (wide && warp < kProposals) {
+    if (warp == 0) u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
+    u_token = component(uniforms(pb.seed, row, kStepDecide, 2), warp);
+  } else if (warp == kProposals && lane == 0) {
     row_u = uniforms(pb.seed, row, kStepDecide, 0).x;
   }
   wait_for_previous_kernel();
   // A row that cannot be flagged is settled at once, so the verifiers stop waiting early.
-  if (!may_flag && threadIdx.x == 0) atomicAdd(&ws.counters[kRowsSettled], 1u);
+  if (!may_flag && threadIdx.x == 0) add_release(progress_of(ws), kOneSettled);
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
   const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
   const int slots = pb.chunks * kListCap;
   float* lists = smem;                 // [slots] the lists as kernel 1 wrote them (y)
   float* list_weights = smem + slots;  // [row_listed] the listed entries packed, as weights
-  // Warp 0 asks for the records (with their draws for a wide row) before the list copy is queued.
-  const bool member = warp == 0 && lane < pb.chunks;
-  float4 head = make_float4(-INFINITY, 0.0f, -INFINITY, __int_as_float(0));
-  int4 draw_token = make_int4(-1, -1, -1, -1);
-  float4 draw_y = make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
+  // Warp 0 asks for the records (with their warp masses for a wide row) before the list copy is
+  // queued; so do a wide row's weighing warps (kProposals..), for the row's maximum and level.
+  const bool weighs = wide && warp >= kProposals;
+  const bool member = (warp == 0 || weighs) && lane < pb.chunks;
+  float4 head = make_float4(-INFINITY, 0.0f, -INFINITY, __int_as_float(0)), low = {}, high = {};
   if (member) {
     const float4* from = reinterpret_cast<const float4*>(rec + lane);
     head = __ldcg(from);
-    if (wide) {
-      draw_token = __ldcg(reinterpret_cast<const int4*>(from + 1));
-      draw_y = __ldcg(from + 2);
+    if (wide && warp == 0) {
+      low = __ldcg(from + 1);
+      high = __ldcg(from + 2);
     }
   }
   // The row's lists, one contiguous block, by one bulk copy issued after the records' loads (none
-  // for a row without limits).
+  // for a row without limits). A wide row's weighing warps wait on it at once, so its barrier is
+  // initialized before a block barrier here; other rows have one further on.
   __shared__ uint64_t lists_landed;
   if (threadIdx.x == 0 && !no_limit) {
     init_copy_barrier(&lists_landed);
     bulk_copy_to_shared(lists, ws.list_y + list_base, sizeof(float) * slots, &lists_landed);
   }
+  if (wide) __syncthreads();
   const float scale = kLog2e / temperature;
+  // Warp i < kProposals of a wide row draws proposal i; warp 0 picks their chunks and hands them
+  // over with the records through a barrier of those warps.
+  __shared__ ChunkRecord recs[kMaxChunks];
+  __shared__ int proposal_chunk[kProposals];
   if (warp == 0) {
-    const float m = warp_max(head.x);
-    const float mass = head.y > 0.0f ? head.y * ex2(head.x - m) : 0.0f;
+    const ChunkRecord r{head.x, head.y, head.z, __float_as_int(head.w),
+                        {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w}};
+    const float m = warp_max(r.m);
+    const float mass = r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f;
     const float running = warp_inclusive_sum(mass, lane);  // the chunks' masses in order
     const float z = __shfl_sync(kFull, running, 31);
-    const float level = warp_max(member ? head.z : -INFINITY);
-    const int incl = warp_inclusive_sum(__float_as_int(head.w), lane);
+    const float level = warp_max(member ? r.level : -INFINITY);
+    const int incl = warp_inclusive_sum(r.listed, lane);
     chunk_begin[lane + 1] = incl;
     if (lane == 31) row_listed = incl;
     if (lane == 0) {
@@ -1066,24 +1032,59 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       row_level = level;
     }
     if (wide) {
-      // Proposal i: a chunk by mass with uniform i, then that chunk's draw i.
+      recs[lane] = r;
       const float us[kProposals] = {u_chunks.x, u_chunks.y, u_chunks.z, u_chunks.w};
-      const int tokens[kProposals] = {draw_token.x, draw_token.y, draw_token.z, draw_token.w};
-      const float ys[kProposals] = {draw_y.x, draw_y.y, draw_y.z, draw_y.w};
 #pragma unroll
       for (int i = 0; i < kProposals; ++i) {
         const int c = max(first_crossing(mass > 0.0f, running, us[i] * z), 0);
-        const Proposal p{__shfl_sync(kFull, tokens[i], c), __shfl_sync(kFull, ys[i], c)};
-        if (lane == 0) drawn[i] = p;
-        if (i == 0 && no_limit && lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
+        if (lane == 0) proposal_chunk[i] = c;
       }
+    }
+  }
+  // A wide row's listed mass and count, by the warps that weigh its list.
+  __shared__ float list_warp_mass[kMaxWarps];
+  __shared__ int list_warp_count[kMaxWarps];
+  if (wide && warp < kProposals) {
+    asm volatile("bar.sync 1, %0;" ::"r"(32 * kProposals) : "memory");  // recs and proposal_chunk are written
+    const int c = proposal_chunk[warp];
+    const Proposal p = draw_from_chunk(pb, ws, row, c, recs[c], scale, u_token);
+    if (lane == 0) drawn[warp] = p;
+    if (warp == 0 && no_limit && lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
+  } else if (weighs && !no_limit) {
+    // While the proposals are drawn: the list's slots turned into weights in place (0 below the
+    // row's level; the maximum and level as warp 0 computes them), four read before any is
+    // weighed, with this thread's listed mass and count.
+    const float m = warp_max(head.x);
+    const float level = warp_max(member ? head.z : -INFINITY);
+    const int stride = blockDim.x - 32 * kProposals;
+    float listed_mass = 0.0f;
+    int listed_count = 0;
+    wait_bulk_copy(&lists_landed);
+    for (int j0 = threadIdx.x - 32 * kProposals; j0 < slots; j0 += 4 * stride) {
+      float y[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) y[k] = j0 + k * stride < slots ? lists[j0 + k * stride] : -INFINITY;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const float e = ex2(y[k] - m);
+        const float w = y[k] >= level ? e : 0.0f;
+        if (j0 + k * stride < slots) lists[j0 + k * stride] = w;
+        listed_mass += w;
+        listed_count += w > 0.0f;
+      }
+    }
+    const float mass_of_warp = warp_sum(listed_mass);
+    const int count_of_warp = __reduce_add_sync(kFull, listed_count);
+    if (lane == 0) {
+      list_warp_mass[warp] = mass_of_warp;
+      list_warp_count[warp] = count_of_warp;
     }
   }
   if (no_limit) {
     D2K_EVENT(8);
     return;
   }
-  __syncthreads();  // the records' sums and the proposals are in, and the copy's barrier is initialized
+  __syncthreads();  // the records' sums and the proposals are in (a wide row's weights too)
   wait_bulk_copy(&lists_landed);
   const float m = row_m;
   const Limits lim = limits_of(pb, row, k_limit, row_z);
@@ -1098,12 +1099,11 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
   };
   if (wide) {
-    // One pass over the list, turned into weights in place: its listed count and mass (its
-    // completeness: a complete list holds the kept set, an incomplete one goes to the verifiers),
-    // and the counts and masses above each proposal and above a midpoint p1 between the first
-    // one's weight and 1. A proposal is kept exactly when it is listed and the counts above it
-    // keep it. The first kept proposal is the sample; when all are dropped, the rounds go on from
-    // the list above the highest weight known to be dropped.
+    // The list's completeness, then one pass over its weights for the counts and masses above
+    // each proposal and above a midpoint p1 between the first one's weight and 1. A proposal is
+    // kept exactly when it is listed and the counts above it keep it. The first kept proposal is
+    // the sample; when all are dropped, the rounds go on from the list above the highest weight
+    // known to be dropped.
     float w[kProposals];
     bool valid = true, listed[kProposals];
 #pragma unroll
@@ -1113,40 +1113,49 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       w[i] = pr.token >= 0 ? weight_of(pr.y, m) : 0.0f;
       listed[i] = pr.token >= 0 && pr.y >= level;
     }
-    const float p1 = listed[0] ? fminf(fmaxf(sqrtf(w[0]), w[0]), 1.0f) : INFINITY;
-    // Pivot i < kProposals: proposal i; kProposals: p1.
-    float pivots[kProposals + 1];
+    // The completeness from the weighing warps' sums, in order: a complete list holds the kept
+    // set, an incomplete one goes to the verifiers at once (and a settled row lets them stop).
+    float listed_mass = 0.0f;
+    int listed_count = 0;
 #pragma unroll
-    for (int i = 0; i < kProposals; ++i) pivots[i] = w[i];
-    pivots[kProposals] = p1;
-    float mass[kMaxLevels];
-    int count[kMaxLevels];
-    weigh_list(lists, slots, level, m, pivots, mass, count);
-    D2K_PHASE(mark, 4);
-    // The next call's kernel 1 may be launched from here: earlier, its waiting CTAs slowed the
-    // decisions (b128 by 1.3 us); at the end, its launch was exposed (ab4.txt, ab5.txt).
-    let_next_kernel_start();
-    const Totals<kMaxLevels> above = block_totals<kMaxLevels>(mass, count, s);  // level 1 + i: above pivot i
-    const bool complete = above.count[0] >= lim.k_limit || (!lim.no_p && above.mass[0] >= lim.limit_mass);
+    for (int v = kProposals; v < kMaxWarps; ++v) {
+      listed_mass += list_warp_mass[v];
+      listed_count += list_warp_count[v];
+    }
+    const bool complete = listed_count >= lim.k_limit || (!lim.no_p && listed_mass >= lim.limit_mass);
     if (!complete || !valid) {
       flag_for_verification(ws, row, lim, m, scale, drawn);
       return;
     }
-    if (threadIdx.x == 0) atomicAdd(&ws.counters[kRowsSettled], 1u);
+    if (threadIdx.x == 0) add_release(progress_of(ws), kOneSettled);
+    // The next call's kernel 1 may be launched from here: earlier, its waiting CTAs slowed the
+    // decisions (b128 by 1.3 us); at the end, its launch was exposed (ab4.txt, ab5.txt).
+    let_next_kernel_start();
+    const float p1 = listed[0] ? fminf(fmaxf(sqrtf(w[0]), w[0]), 1.0f) : INFINITY;
+    // Level i < kProposals: above proposal i; kProposals: above p1.
+    float pivots[kProposals + 1];
+#pragma unroll
+    for (int i = 0; i < kProposals; ++i) pivots[i] = w[i];
+    pivots[kProposals] = p1;
+    const ListSource src{lists, slots};
+    float mass[kProposals + 1];
+    int count[kProposals + 1];
+    sums_above(src, pivots, mass, count);
+    D2K_PHASE(mark, 4);
+    const Totals<kProposals + 1> above = block_totals<kProposals + 1>(mass, count, s);
     D2K_PHASE(mark, 5);
     int accepted = -1;
 #pragma unroll
     for (int i = kProposals - 1; i >= 0; --i) {
-      if (listed[i] && lim.keeps(above.count[1 + i], above.mass[1 + i])) accepted = i;
+      if (listed[i] && lim.keeps(above.count[i], above.mass[i])) accepted = i;
     }
     if (accepted >= 0) {
       if (threadIdx.x == 0) pb.samples[row] = drawn[accepted].token;
       return;
     }
-    const ListSource src{lists, slots};
     // All dropped: the next candidate comes from the list above the highest of the proposals'
     // weights and p1 (when dropped).
-    const bool keep1 = listed[0] && lim.keeps(above.count[1 + kProposals], above.mass[1 + kProposals]);
+    const bool keep1 = listed[0] && lim.keeps(above.count[kProposals], above.mass[kProposals]);
     float floor = listed[0] && !keep1 ? p1 : w[0];
 #pragma unroll
     for (int i = 1; i < kProposals; ++i) floor = fmaxf(floor, w[i]);
@@ -1230,12 +1239,7 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   // Loaded and divided while the copies are in flight.
   const float scale = kLog2e / pb.temperature[row];
   const int k_limit = k_limit_of(pb, row);
-  // A wide row's chunk draws (warp 0), their uniforms while the copies are in flight.
-  const bool draws = k_limit > kListCap && warp == 0;
-  if (draws) {
-    const float4 u = uniforms(pb.seed, row, kStepChunkDraws, chunk);
-    if (lane == 0) cs.draw_u = u;  // published by block_max's barrier
-  }
+  const bool wide = k_limit > kListCap;  // the decision draws from this chunk by its masses
   const float* ys = reinterpret_cast<const float*>(buffer);
   // Element e = 4 q + c of thread t's share (t's e-th token in chunk order) sits at ys[y_slot(t, e)].
   auto y_slot = [](int t, int e) { return 4 * (t + (e >> 2) * kThreads) + (e & 3); };
@@ -1280,7 +1284,6 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   }
   const float mass_incl = warp_inclusive_sum(mass, lane);
   if (lane == 31) cs.warp_mass[warp] = mass_incl;  // both published by scan_counts' barrier
-  reinterpret_cast<float*>(cs.thread_incl)[threadIdx.x] = mass_incl;
   ListSlots slots = scan_counts(__popc(listed_bits), cs.warp_count[0]);
   // Shallower while the list overflows; at depth 0 (ties beyond the list) list nothing, which the
   // decision recognizes by the level +inf.
@@ -1310,6 +1313,7 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   int* to_token = out_token + slots.offset;
   const int first_token = chunk * kChunk;
   const uint64_t keep = keep_in_l2();
+  if (wide) store_kept(ws.thread_mass + slot * kThreads + threadIdx.x, mass, keep);
   for (unsigned bits = listed_bits; bits != 0; ++to_y, ++to_token) {
     const int e = __clz(bits);
     bits &= 0x7fffffffu >> e;
@@ -1320,19 +1324,19 @@ __global__ void __launch_bounds__(kThreads, 6) chunk_kernel(Problem pb, Workspac
   for (int i = slots.listed + threadIdx.x; i < kListCap; i += kThreads) store_kept(out_y + i, -INFINITY, keep);
   D2K_PHASE(mark, 2);
 
-  // The record: its mass is the warp masses added in order, as draw_in_chunk adds them.
-  ChunkRecord* record = ws.records + slot;
+  // The record: its mass is the warp masses added in order (a wide row's draws add them so).
   if (threadIdx.x == 0) {
-    float chunk_mass = 0.0f;
+    float wm[kWarps], chunk_mass = 0.0f;
 #pragma unroll
-    for (int w = 0; w < kWarps; ++w) chunk_mass += cs.warp_mass[w];
-    store_kept(reinterpret_cast<float4*>(record), make_float4(m, chunk_mass, level, __int_as_float(slots.listed)), keep);
-  }
-  if (draws) {
-    const Proposal p = draw_in_chunk(cs, buffer, m, first_token);
-    if ((lane & 7) == 0) {
-      store_kept(&record->draw_token[lane >> 3], p.token, keep);
-      store_kept(&record->draw_y[lane >> 3], p.y, keep);
+    for (int w = 0; w < kWarps; ++w) {
+      wm[w] = cs.warp_mass[w];
+      chunk_mass += wm[w];
+    }
+    float4* out = reinterpret_cast<float4*>(ws.records + slot);
+    store_kept(out, make_float4(m, chunk_mass, level, __int_as_float(slots.listed)), keep);
+    if (wide) {
+      store_kept(out + 1, make_float4(wm[0], wm[1], wm[2], wm[3]), keep);
+      store_kept(out + 2, make_float4(wm[4], wm[5], wm[6], wm[7]), keep);
     }
   }
   D2K_PHASE(mark, 3);
@@ -1352,28 +1356,29 @@ __host__ __device__ inline int spans_of(int chunks) { return (chunks + kChunksPe
 // (every row is settled and fewer were flagged). Thread 0 only.
 __device__ int next_item(const Problem& pb, const Workspace& ws) {
   const unsigned spans = static_cast<unsigned>(spans_of(pb.chunks));
+  const unsigned batch = static_cast<unsigned>(pb.batch);
+  const volatile unsigned long long* progress = progress_of(ws);
   // Once every row is settled the flags are final (each is out before its row counts as settled):
   // when every item is taken, stop without taking one.
-  const volatile unsigned* counters = ws.counters;
-  if (counters[kRowsSettled] == static_cast<unsigned>(pb.batch)) {
+  const unsigned long long before = *progress;
+  if ((before >> 32) == batch) {
     __threadfence();
-    if (counters[kNextItem] >= counters[kRowsFlagged] * spans) return -1;
+    if (static_cast<const volatile unsigned*>(ws.counters)[kNextItem] >= static_cast<unsigned>(before) * spans) return -1;
   }
   const unsigned item = atomicAdd(&ws.counters[kNextItem], 1u);
   const unsigned which = item / spans;
-  if (which >= static_cast<unsigned>(pb.batch)) return -1;
+  if (which >= batch) return -1;
   const volatile unsigned* ready = ws.flag_ready + which;
-  const volatile unsigned* settled = ws.counters + kRowsSettled;
   for (;;) {
-    if (*ready != 0) break;
-    if (*settled == static_cast<unsigned>(pb.batch)) {  // every flag is out: look once more
-      __threadfence();
-      if (*ready != 0) break;
-      return -1;
+    const unsigned is_ready = *ready;
+    const unsigned long long now = *progress;  // loaded with the flag: one round trip a poll
+    if (is_ready != 0) break;
+    if ((now >> 32) == batch) {  // every row is settled, so the count of flags is final
+      if (which >= static_cast<unsigned>(now)) return -1;
+      break;  // slot `which` is published: its flag came before this count
     }
-    __nanosleep(64);
   }
-  __threadfence();  // the record is read after its flag
+  __threadfence();  // the record is read after its flag (or the count that follows it)
   return static_cast<int>(item);
 }
 
