@@ -15,10 +15,10 @@
 //   deep enough for 2k + 16 tokens on a top-k row, as deep as fits otherwise. One pass gives the
 //   mass and a bit per token below the level (the sign of y - L_c, shifted in), so the list is
 //   written from the bits, and padded with -inf to kListCap. Three block barriers in all: the
-//   maximum, the sample, the sums. For a row without a small top-k (a "wide" row), four warps then
-//   each draw one token of the chunk in proportion to weight, by the chunk's own uniforms, into
-//   the record. Lists and records are stored with an L2 keep hint, so the logits streaming
-//   through L2 do not push them out before kernel 2 reads them.
+//   maximum, the sample, the sums. For a row without a small top-k (a "wide" row) the record also
+//   holds each warp's share of the mass, and every thread's mass is stored, so that kernel 2 can
+//   draw from the chunk with two short loads. Lists and records are stored with an L2 keep hint,
+//   so the logits streaming through L2 do not push them out before kernel 2 reads them.
 // Kernel 2 (decide_kernel): CTA r < B decides row r with 512 threads; the CTAs after them verify.
 //   A decider copies its lists whole by one bulk copy (one round trip, while warp 0 reads the
 //   records). With L = max_c L_c every token with y >= L is listed. If the listed tokens at or
@@ -28,12 +28,14 @@
 //   known to contain the kept set, accept it when kept, otherwise narrow the set to the tokens
 //   above it (and above a midpoint, when that is not kept either) and draw again. A greedy row
 //   (k = 1) draws once among the tokens of weight 1. A wide row instead starts from kProposals
-//   exact draws from the whole row, known with the records: proposal i is chunk c's draw i, c
-//   picked by mass with the row's uniform i (a chunk by mass, then a token of it by weight, with
-//   independent uniforms for every proposal). One pass over its list weighs it in place and gives
-//   its completeness and the counts above every proposal; the first kept proposal is the sample,
-//   and the rounds start only when all are dropped. A row without limits takes its first
-//   proposal without copying its lists.
+//   exact draws from the whole row, made by four warps as soon as the records are in: a chunk by
+//   mass, a warp of it by the recorded warp masses, a thread of that warp by the stored thread
+//   masses (one load), then a token of that thread's share (one load of 32 logits). Meanwhile the
+//   other twelve warps weigh the list in place, so its completeness is known when the proposals
+//   are: the row is settled or flagged at once, and one pass over the weights then gives the
+//   counts above every proposal; the first kept proposal is the sample, and the rounds start
+//   only when all are dropped. A row without limits takes its first proposal without copying
+//   its lists.
 //   A wide row whose list is too short (a flat row whose kept set holds thousands of tokens) is
 //   flagged as soon as that is known. The verifier CTAs take its spans of two chunks as work items
 //   (one chunk read into registers, the other by a bulk copy into shared memory, both at once):
@@ -41,7 +43,8 @@
 //   accepts the first kept proposal. If none is kept (rarely: each proposal is kept with the kept
 //   set's probability mass), that CTA samples the row itself by pivot rejection above the largest
 //   rejected proposal. A verifier waits only for deciders, whose indices are lower, and stops once
-//   every row is settled (flagged, or known never to be). Tokens drawn by rejection from any
+//   every row is settled (flagged, or known never to be): one 64-bit word counts both, so a single
+//   load tells it. Tokens drawn by rejection from any
 //   superset of the kept set, with fresh randomness each time, follow the kept distribution
 //   exactly.
 // Both kernels are launched by programmatic dependent launch: their CTAs start while the kernel
@@ -954,10 +957,9 @@ __device__ void flag_for_verification(const Workspace& ws, int row, const Limits
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
 // kListCap slots, padded with -inf, so the row's lists are one contiguous block, copied whole into
 // shared memory by one bulk copy while warp 0 reads the records: a single round trip to L2. A wide
-// row's proposals come with its records (every chunk drew its own): warp 0 picks their chunks by
-// mass, so they are known before the lists land, and one pass then weighs the list in place and
-// tests them. Other rows' lists are short: their listed entries are packed, as weights, into a
-// second array that the draws scan.
+// row's four drawing warps make its proposals while the other twelve weigh its list in place, so
+// its completeness and its proposals are known together. Other rows' lists are short: their
+// listed entries are packed, as weights, into a second array that the draws scan.
 __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float* smem, Scratch& s) {
   __shared__ float row_m, row_z, row_level, row_u;
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
@@ -1099,11 +1101,6 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     return __ldcg(ws.list_token + list_base + c * kListCap + (j - chunk_begin[c]));
   };
   if (wide) {
-    // The list's completeness, then one pass over its weights for the counts and masses above
-    // each proposal and above a midpoint p1 between the first one's weight and 1. A proposal is
-    // kept exactly when it is listed and the counts above it keep it. The first kept proposal is
-    // the sample; when all are dropped, the rounds go on from the list above the highest weight
-    // known to be dropped.
     float w[kProposals];
     bool valid = true, listed[kProposals];
 #pragma unroll
@@ -1113,8 +1110,12 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       w[i] = pr.token >= 0 ? weight_of(pr.y, m) : 0.0f;
       listed[i] = pr.token >= 0 && pr.y >= level;
     }
-    // The completeness from the weighing warps' sums, in order: a complete list holds the kept
-    // set, an incomplete one goes to the verifiers at once (and a settled row lets them stop).
+    // The list's completeness from the weighing warps' sums, in order: a complete list holds the
+    // kept set, an incomplete one goes to the verifiers at once (and a settled row lets them
+    // stop). Then one pass over the weights gives the counts and masses above each proposal and
+    // above a midpoint p1 between the first one's weight and 1. A proposal is kept exactly when it
+    // is listed and the counts above it keep it. The first kept proposal is the sample; when all
+    // are dropped, the rounds go on from the list above the highest weight known to be dropped.
     float listed_mass = 0.0f;
     int listed_count = 0;
 #pragma unroll
@@ -1577,7 +1578,8 @@ int32_t d2k_native_abi_version(void) { return D2K_NATIVE_ABI_VERSION; }
 // Profiling build only: the phases the counters stand for, in counter order.
 extern "C" D2K_NATIVE_EXPORT const char* d2k_sampling_phase_names(void) {
   return "chunk load + scale + max;chunk depth sample;chunk mass + list;chunk record;"
-         "decide records + list load + first proposal;decide first draw or proposal test;decide pivot rounds;(event) a list round;"
+         "decide records + lists (a wide row's: + proposals + their test pass);"
+         "decide first draw or the proposals' totals;decide pivot rounds;(event) a list round;"
          "(event) no-limit row;(event) row flagged;whole-row sampling in kernel 2;verify chunk pass;"
          "(event) proposal accepted;whole-row sampling by a verifier;(event) depth made shallower";
 }
