@@ -22,6 +22,9 @@
 #   exploits    the GPU exploit classes (tests/exploits/gpu_*/, the runtime audit's among them);
 #               each must get the verdict and reason its header declares
 #   repeat      $REPEATS (default 5) independent evaluations of the Muon baseline
+#   sanitize    compute-sanitizer memcheck and racecheck of the sampling expert (its inter-CTA
+#               flags, bulk copies and barriers) on b64 (wide rows) and b128 (top-k and flagged
+#               rows), through its ncu_driver.py with line info; any report fails the step
 #   smoke       every task's expert/check.py --full --time: baseline and expert against the
 #               reference on small shapes and every workload, outside d2k (quick diagnosis)
 #   suite       `d2k eval` of every task with an expert/, for reference, baseline and expert;
@@ -263,6 +266,26 @@ suite_entries() {  # suite_entries [LIST]: one TASK/IMPL+IMPL per line
   for folder in tasks/*/expert; do basename "$(dirname "$folder")"; done
 }
 
+step_sanitize() {
+  local driver=tasks/topk_topp_sampling/expert/ncu_driver.py label tool status
+  local source=tasks/topk_topp_sampling/expert/solution.cu
+  for label in b64 b128; do
+    for tool in memcheck racecheck; do
+      step "compute-sanitizer --tool $tool: $source $label"
+      timeout 240 compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        $([ "$tool" = racecheck ] && echo --racecheck-report all) \
+        "$python" "$driver" "$source" "$label" 2 --lineinfo > "$LOGS/sanitize_${tool}_$label.log" 2>&1
+      status=$?
+      tail -4 "$LOGS/sanitize_${tool}_$label.log"
+      if [ $status -ne 0 ]; then
+        echo "exit $status; the first reports:"
+        grep -m 40 -A 6 "Error\|Race reported\|Hazard" "$LOGS/sanitize_${tool}_$label.log"
+        failures=$((failures + 1))
+      fi
+    done
+  done
+}
+
 step_smoke() {
   for task in $(suite_entries); do
     local check=tasks/$task/expert/check.py
@@ -295,7 +318,7 @@ for name in "$@"; do
   esac
   base=${name%@*}
   case ${base%%=*} in
-    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|smoke|suite) ;;
+    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|sanitize|smoke|suite) ;;
     *) echo "unknown step: $name (see the header of $0)"; exit 2 ;;
   esac
   if [[ $name == *@* ]]; then lanes[${name##*@}]+="$base "; else requested+=("$base"); fi

@@ -1,10 +1,11 @@
 """Runs the expert on one registered workload inside a profiler range, for Nsight Compute.
 
-    python3 tasks/topk_topp_sampling/expert/ncu_driver.py SOURCE.cu WORKLOAD CALLS
+    python3 tasks/topk_topp_sampling/expert/ncu_driver.py SOURCE.cu WORKLOAD CALLS [--lineinfo]
 
 WORKLOAD is a part of a workload label (b64, b128, b256). The sampler is built as check.py builds
 it, called five times to warm up, then CALLS times between cudaProfilerStart and Stop, so
-`ncu --profile-from-start off` sees only those calls. The measurements in docs/results.md
+`ncu --profile-from-start off` sees only those calls. --lineinfo builds with source lines, so that
+compute-sanitizer names them (tools/gpu_check.sh's `sanitize` step). The measurements in docs/results.md
 (2026-12-01) were taken with these commands, through a copy of this driver, from the repository root
 on the GPU machine:
 
@@ -37,18 +38,19 @@ import check_support  # noqa: E402
 
 
 def main():
-    source, label, calls = pathlib.Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    args = [a for a in sys.argv[1:] if a != "--lineinfo"]
+    source, label, calls = pathlib.Path(args[0]), args[1], int(args[2])
     inputs = check_support.load_module(TASK_DIR / "get_inputs.py", "sampling_get_inputs")
     config = json.loads((TASK_DIR / "config.json").read_text())
     entry = next(e for e in config["workloads"] if label in e["label"])
-    sampler = check._NativeSampler(source)
-    args = inputs.get_inputs(check._workload_config(config, entry, 1234))
+    sampler = check._NativeSampler(source, ("-lineinfo",) if "--lineinfo" in sys.argv else ())
+    call_args = inputs.get_inputs(check._workload_config(config, entry, 1234))
     for _ in range(5):
-        sampler.run(*args)
+        sampler.run(*call_args)
     torch.cuda.synchronize()
     torch.cuda.profiler.start()
     for _ in range(calls):
-        sampler.run(*args)
+        sampler.run(*call_args)
     torch.cuda.synchronize()
     torch.cuda.profiler.stop()
 
