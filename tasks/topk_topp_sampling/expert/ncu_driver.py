@@ -38,12 +38,13 @@ import check_support  # noqa: E402
 
 
 def main():
+    lineinfo = "--lineinfo" in sys.argv
     args = [a for a in sys.argv[1:] if a != "--lineinfo"]
     source, label, calls = pathlib.Path(args[0]), args[1], int(args[2])
     inputs = check_support.load_module(TASK_DIR / "get_inputs.py", "sampling_get_inputs")
     config = json.loads((TASK_DIR / "config.json").read_text())
     entry = next(e for e in config["workloads"] if label in e["label"])
-    sampler = check._NativeSampler(source, ("-lineinfo",) if "--lineinfo" in sys.argv else ())
+    sampler = check._NativeSampler(source, ("-lineinfo",) if lineinfo else ())
     call_args = inputs.get_inputs(check._workload_config(config, entry, 1234))
     for _ in range(5):
         sampler.run(*call_args)
