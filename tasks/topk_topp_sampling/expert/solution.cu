@@ -28,8 +28,8 @@
 //   known to contain the kept set, accept it when kept, otherwise narrow the set to the tokens
 //   above it (and above a midpoint, when that is not kept either) and draw again. A greedy row
 //   (k = 1) draws once among the tokens of weight 1. A wide row instead starts from kProposals
-//   exact draws from the whole row, made by four warps as soon as the records are in: a chunk by
-//   mass, a warp of it by the recorded warp masses, a thread of that warp by the stored thread
+//   exact draws from the whole row, made by four warps as soon as the records are in, each reading
+//   them itself: a chunk by mass, a warp of it by the recorded warp masses, a thread of that warp by the stored thread
 //   masses (one load), then a token of that thread's share (one load of 32 logits). Meanwhile the
 //   other twelve warps weigh the list in place, so its completeness is known when the proposals
 //   are: the row is settled or flagged at once, and one pass over the weights then gives the
@@ -971,12 +971,12 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   const bool wide = k_limit > kListCap;  // proposals come from the whole row, not the list
   const bool no_limit = k_limit == INT_MAX && pb.top_p[row] >= 1.0f;  // the first proposal is the sample
   const bool may_flag = row_may_flag(pb, row, k_limit);
-  // The uniforms, before kernel 1 is waited for: warp 0 the proposals' chunks, warp i < kProposals
-  // proposal i's token, warp kProposals the list's draw.
-  float4 u_chunks = {};
-  float u_token = 0.0f;
-  if (wide && warp < kProposals) {
-    if (warp == 0) u_chunks = uniforms(pb.seed, row, kStepDecide, 1);
+  // The uniforms, before kernel 1 is waited for: warp i < kProposals proposal i's chunk and token,
+  // warp kProposals the list's draw.
+  const bool draws = wide && warp < kProposals;
+  float u_chunk = 0.0f, u_token = 0.0f;
+  if (draws) {
+    u_chunk = component(uniforms(pb.seed, row, kStepDecide, 1), warp);
     u_token = component(uniforms(pb.seed, row, kStepDecide, 2), warp);
   } else if (warp == kProposals && lane == 0) {
     row_u = uniforms(pb.seed, row, kStepDecide, 0).x;
@@ -989,15 +989,16 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   const int slots = pb.chunks * kListCap;
   float* lists = smem;                 // [slots] the lists as kernel 1 wrote them (y)
   float* list_weights = smem + slots;  // [row_listed] the listed entries packed, as weights
-  // Warp 0 asks for the records (with their warp masses for a wide row) before the list copy is
-  // queued; so do a wide row's weighing warps (kProposals..), for the row's maximum and level.
+  // Warp 0 asks for the records before the list copy is queued; so does every other warp of a wide
+  // row: the drawing warps (with the warp masses) for their proposals' chunks, the weighing warps
+  // for the row's maximum and level. Each works them out itself, so no warp waits for another.
   const bool weighs = wide && warp >= kProposals;
-  const bool member = (warp == 0 || weighs) && lane < pb.chunks;
+  const bool member = (warp == 0 || wide) && lane < pb.chunks;
   float4 head = make_float4(-INFINITY, 0.0f, -INFINITY, __int_as_float(0)), low = {}, high = {};
   if (member) {
     const float4* from = reinterpret_cast<const float4*>(rec + lane);
     head = __ldcg(from);
-    if (wide && warp == 0) {
+    if (draws) {
       low = __ldcg(from + 1);
       high = __ldcg(from + 2);
     }
@@ -1012,46 +1013,40 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
   if (wide) __syncthreads();
   const float scale = kLog2e / temperature;
-  // Warp i < kProposals of a wide row draws proposal i; warp 0 picks their chunks and hands them
-  // over with the records through a barrier of those warps.
-  __shared__ ChunkRecord recs[kMaxChunks];
-  __shared__ int proposal_chunk[kProposals];
-  if (warp == 0) {
-    const ChunkRecord r{head.x, head.y, head.z, __float_as_int(head.w),
-                        {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w}};
-    const float m = warp_max(r.m);
-    const float mass = r.mass > 0.0f ? r.mass * ex2(r.m - m) : 0.0f;
-    const float running = warp_inclusive_sum(mass, lane);  // the chunks' masses in order
-    const float z = __shfl_sync(kFull, running, 31);
-    const float level = warp_max(member ? r.level : -INFINITY);
-    const int incl = warp_inclusive_sum(r.listed, lane);
-    chunk_begin[lane + 1] = incl;
-    if (lane == 31) row_listed = incl;
-    if (lane == 0) {
-      chunk_begin[0] = 0;
-      row_m = m;
-      row_z = z;
-      row_level = level;
-    }
-    if (wide) {
-      recs[lane] = r;
-      const float us[kProposals] = {u_chunks.x, u_chunks.y, u_chunks.z, u_chunks.w};
-#pragma unroll
-      for (int i = 0; i < kProposals; ++i) {
-        const int c = max(first_crossing(mass > 0.0f, running, us[i] * z), 0);
-        if (lane == 0) proposal_chunk[i] = c;
-      }
-    }
-  }
   // A wide row's listed mass and count, by the warps that weigh its list.
   __shared__ float list_warp_mass[kMaxWarps];
   __shared__ int list_warp_count[kMaxWarps];
-  if (wide && warp < kProposals) {
-    asm volatile("bar.sync 1, %0;" ::"r"(32 * kProposals) : "memory");  // recs and proposal_chunk are written
-    const int c = proposal_chunk[warp];
-    const Proposal p = draw_from_chunk(pb, ws, row, c, recs[c], scale, u_token);
-    if (lane == 0) drawn[warp] = p;
-    if (warp == 0 && no_limit && lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
+  if (warp == 0 || draws) {
+    const float m = warp_max(head.x);
+    const float mass = head.y > 0.0f ? head.y * ex2(head.x - m) : 0.0f;
+    const float running = warp_inclusive_sum(mass, lane);  // the chunks' masses in order
+    const float z = __shfl_sync(kFull, running, 31);
+    if (warp == 0) {
+      const float level = warp_max(member ? head.z : -INFINITY);
+      const int incl = warp_inclusive_sum(__float_as_int(head.w), lane);
+      chunk_begin[lane + 1] = incl;
+      if (lane == 31) row_listed = incl;
+      if (lane == 0) {
+        chunk_begin[0] = 0;
+        row_m = m;
+        row_z = z;
+        row_level = level;
+      }
+    }
+    if (draws) {
+      // Proposal `warp`: its chunk by the chunks' masses, that chunk's record from its lane.
+      const int c = max(first_crossing(mass > 0.0f, running, u_chunk * z), 0);
+      const ChunkRecord r{__shfl_sync(kFull, head.x, c),
+                          __shfl_sync(kFull, head.y, c),
+                          0.0f,
+                          0,
+                          {__shfl_sync(kFull, low.x, c), __shfl_sync(kFull, low.y, c), __shfl_sync(kFull, low.z, c),
+                           __shfl_sync(kFull, low.w, c), __shfl_sync(kFull, high.x, c), __shfl_sync(kFull, high.y, c),
+                           __shfl_sync(kFull, high.z, c), __shfl_sync(kFull, high.w, c)}};
+      const Proposal p = draw_from_chunk(pb, ws, row, c, r, scale, u_token);
+      if (lane == 0) drawn[warp] = p;
+      if (warp == 0 && no_limit && lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
+    }
   } else if (weighs && !no_limit) {
     // While the proposals are drawn: the list's slots turned into weights in place (0 below the
     // row's level; the maximum and level as warp 0 computes them), four read before any is
