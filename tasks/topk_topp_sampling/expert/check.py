@@ -248,6 +248,10 @@ def _small_cases(gen):
         # Flat rows whose small nucleus still holds thousands of tokens: the expert's lists fall
         # short, and most of its exact proposals are rejected, so it samples the whole row.
         make("b2_v100000_flat_p0.05", 2, 100000, 0, 0.05, 5.0),
+        # Flat rows with a small top-k: the expert's weight bins place the end of the kept set in
+        # one bin, where the count (k) or the mass (p) limit binds.
+        make("b3_v20000_flat_k100", 3, 20000, 100, 0.95, 3.0),
+        make("b3_v20000_flat_k300_p0.01", 3, 20000, 300, 0.01, 3.0),
         make("b6_v3000_per_row", 6, 3000, [1, 5, 0, 50, 3000, 7], [0.5, 1.0, 0.9, 0.95, 0.3, 1.0],
              [0.6, 1.0, 0.8, 1.2, 0.4, 2.0]),
     ]

@@ -26,11 +26,15 @@
 //   tokens, or too much mass, lie above it), so the kept set lies in the list, and the row is
 //   sampled from the list by pivot rejection: draw a token in proportion to weight from a set
 //   known to contain the kept set, accept it when kept, otherwise narrow the set to the tokens
-//   above it (and above a midpoint, when that is not kept either) and draw again. A greedy row
-//   (k = 1) draws once among the tokens of weight 1. A wide row instead starts from kProposals
-//   exact draws from the whole row, made by four warps as soon as the records are in, each reading
-//   them itself: a chunk by mass, a warp of it by the recorded warp masses, a thread of that warp by the stored thread
-//   masses (one load), then a token of that thread's share (one load of 32 logits). Meanwhile the
+//   above it (and above a midpoint, when that is not kept either) and draw again. The first draw
+//   is tested once; a row that drops it is flat where its kept set ends, so its listed weights are
+//   binned by their bits (one pass, shared atomics on integer masses), and the next draw comes from
+//   above the bin where the kept set ends: kept at once when it lies in a bin above that one, else
+//   the start of the rounds. A greedy row (k = 1) draws once among the tokens of weight 1. A wide
+//   row instead starts from kProposals exact draws from the whole row, made by four warps as soon
+//   as the records are in, each reading them itself: a chunk by mass, a warp of it by the recorded
+//   warp masses, a thread of that warp by the stored thread masses (one load), then a token of
+//   that thread's share (one load of 32 logits). Meanwhile the
 //   other twelve warps weigh the list in place, so its completeness is known when the proposals
 //   are: the row is settled or flagged at once, and one pass over the weights then gives the
 //   counts above every proposal; the first kept proposal is the sample, and the rounds start
@@ -134,6 +138,7 @@ constexpr unsigned kFull = 0xffffffffu;
 // Random streams: (row, step, who) is unique per use.
 constexpr uint32_t kStepDecide = 0;  // who 0: the list draw, 1: the proposals' chunks, 2: their tokens
 constexpr uint32_t kStepRounds = 1;  // + round, list rounds
+constexpr uint32_t kStepBoundary = 0x10000;  // a list row's draw above its weight bins' boundary
 constexpr uint32_t kStepRowDraw = 0x20000;  // + round, rounds over the whole row
 
 struct alignas(16) ChunkRecord {
@@ -661,6 +666,84 @@ struct Limits {
   }
 };
 
+// The listed weights of a row with a small top-k, in bins of 1/16 of an octave's mantissa range by
+// their bits (weights lie in (0, 1]; bin 0 holds the largest). Weights below 2^-16 fall in the
+// last bin, which is left empty (its tokens are kept only when the bins above reach neither
+// limit, and then the bins are not used). Counts and masses are added by shared atomics, masses
+// as integers of 2^-18 (truncated): integer sums do not depend on the order of the atomics, so the
+// boundary is a function of the inputs. One pass finds the bin where the kept set ends.
+constexpr int kWeightBins = 256;
+constexpr float kMassUnits = 262144.0f;  // 2^18 per unit weight: 12288 listed weights fit 32 bits
+constexpr float kMassSlack = 1e-3f;      // far above the float rounding of the exact test's sums
+__device__ __forceinline__ int weight_bin(float w) {
+  return static_cast<int>(min((0x3f800000u - __float_as_uint(w)) >> 19, kWeightBins - 1u));
+}
+// Every weight of bin b or a higher bin lies strictly above this (0 for the last bin).
+__device__ __forceinline__ float below_bin(int b) {
+  return b >= kWeightBins - 1 ? 0.0f : __uint_as_float(0x3f800000u - ((b + 1u) << 19));
+}
+struct WeightBins {
+  unsigned count[kWeightBins];
+  unsigned mass[kWeightBins];
+};
+__device__ __forceinline__ void add_to_bins(WeightBins& bins, float w) {
+  const int b = weight_bin(w);  // w = 0 falls in the last bin too
+  if (b < kWeightBins - 1) {
+    atomicAdd(&bins.count[b], 1u);
+    atomicAdd(&bins.mass[b], static_cast<unsigned>(w * kMassUnits));
+  }
+}
+
+// Where the kept set ends, worked out by each warp from the bins (no barrier): the first bin,
+// from the top, where the listed tokens reach k, or surely reach p * Z (beyond the slack and the
+// truncation). No token below it is kept; every token above it is, when `above_kept` (its mass
+// is surely below p * Z). bin -1: the listed tokens above the last bin reach neither limit for sure.
+struct Boundary {
+  int bin;
+  float floor;      // below_bin(bin): every kept token weighs more
+  float kept_from;  // when above_kept, a weight known to be kept: the lowest of the bin above (1 when none)
+  bool above_kept;
+};
+__device__ Boundary find_boundary(const WeightBins& bins, const Limits& lim) {
+  const int lane = threadIdx.x & 31;
+  constexpr int kPerLane = kWeightBins / 32;
+  unsigned count = 0, mass = 0;
+#pragma unroll
+  for (int i = 0; i < kPerLane; ++i) {
+    count += bins.count[kPerLane * lane + i];
+    mass += bins.mass[kPerLane * lane + i];
+  }
+  const float reach_mass = lim.no_p ? INFINITY : lim.limit_mass * (1.0f + kMassSlack) * kMassUnits;
+  const unsigned k = static_cast<unsigned>(lim.k_limit);
+  const unsigned count_incl = warp_inclusive_sum(count, lane), mass_incl = warp_inclusive_sum(mass, lane);
+  const unsigned hits = __ballot_sync(kFull, count_incl >= k || static_cast<float>(mass_incl) >= reach_mass);
+  Boundary out{-1, 0.0f, 1.0f, false};
+  if (hits == 0) return out;
+  const int at = __ffs(hits) - 1;
+  // Lane `at` walks its bins from the count and mass above them.
+  unsigned count_above = count_incl - count, mass_above = mass_incl - mass;
+  int bin = kPerLane * lane + kPerLane - 1;
+  for (int i = 0; i < kPerLane; ++i) {
+    const unsigned c = count_above + bins.count[kPerLane * lane + i];
+    const unsigned m = mass_above + bins.mass[kPerLane * lane + i];
+    if (c >= k || static_cast<float>(m) >= reach_mass) {
+      bin = kPerLane * lane + i;
+      break;
+    }
+    count_above = c;
+    mass_above = m;
+  }
+  out.bin = __shfl_sync(kFull, bin, at);
+  count_above = __shfl_sync(kFull, count_above, at);
+  mass_above = __shfl_sync(kFull, mass_above, at);
+  out.floor = below_bin(out.bin);
+  out.kept_from = out.bin == 0 ? 1.0f : __uint_as_float(__float_as_uint(below_bin(out.bin - 1)) + 1u);
+  // Each truncated mass lost less than one unit.
+  out.above_kept = lim.no_p || static_cast<float>(mass_above) + static_cast<float>(count_above) <
+                                   lim.limit_mass * (1.0f - kMassSlack) * kMassUnits;
+  return out;
+}
+
 // This thread's count and mass of the source's weights strictly above each pivot, over the
 // elements it owns (Segment), in a fixed order.
 template <int Levels, class Source>
@@ -1081,6 +1164,9 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     D2K_EVENT(8);
     return;
   }
+  __shared__ WeightBins bins;  // a row with a small top-k: its listed weights
+  if (!wide) reinterpret_cast<unsigned*>(&bins)[threadIdx.x] = 0u;
+  static_assert(sizeof(WeightBins) == sizeof(unsigned) * kDecideThreads, "a thread clears one word");
   __syncthreads();  // the records' sums and the proposals are in (a wide row's weights too)
   wait_bulk_copy(&lists_landed);
   const float m = row_m;
@@ -1205,7 +1291,40 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     const bool complete = count_listed >= lim.k_limit || (!lim.no_p && mass_listed >= lim.limit_mass);
     D2K_PHASE(mark, 5);
     if (complete && cand >= 0) {
-      const int j = pivot_rounds(src, lim, cand, cand_w, 1.0f, pb.seed, row, kStepRounds, s);
+      // The first draw, tested once: a peaked row keeps it. A row that drops it is flat near the
+      // end of its kept set, where pivot rounds narrow slowly (rows with k = 100 took 8-12 us of
+      // them); its weights are binned, and the next draw comes from above the bins' boundary.
+      const float first[1] = {cand_w};
+      float first_mass[1];
+      int first_count[1];
+      sums_above(src, first, first_mass, first_count);
+      const Totals<1> above = block_totals<1>(first_mass, first_count, s);
+      int j = cand;
+      if (!lim.keeps(above.count[0], above.mass[0])) {
+        j = -1;
+        const Segment seg(n);
+        for (int k0 = 0; k0 < seg.per; ++k0) {
+          const int i = seg.element_of(threadIdx.x, k0);
+          if (i < n) add_to_bins(bins, src.weight(i));
+        }
+        __syncthreads();  // the bins are complete (and block_totals' scratch is read)
+        const Boundary edge = find_boundary(bins, lim);
+        if (edge.bin >= 0) {
+          // A kept draw from above the boundary is the sample at once when it lies in a bin above
+          // the boundary's; otherwise it starts the rounds.
+          float w, mass_above;
+          int count_above;
+          const float u = uniforms(pb.seed, row, kStepBoundary, 0).x;
+          const int next = draw_above(src, edge.floor, u, s, &w, &count_above, &mass_above);
+          if (next >= 0) {
+            j = edge.above_kept && weight_bin(w) < edge.bin
+                    ? next
+                    : pivot_rounds(src, lim, next, w, edge.above_kept ? edge.kept_from : 1.0f, pb.seed, row,
+                                   kStepRounds, s);
+          }
+        }
+        if (j < 0) j = pivot_rounds(src, lim, cand, cand_w, 1.0f, pb.seed, row, kStepRounds, s);
+      }
       D2K_PHASE(mark, 6);
       if (threadIdx.x == 0) pb.samples[row] = token_of(j);
       return;
