@@ -1,0 +1,30 @@
+# Per seed, for b128 (and b64): the wide rows' parameters, the flagged rows of one call (workspace
+# counter), and graph-replay time of the source.
+#   python3 flags.py SOURCE.cu LABEL SEED...
+import ctypes, json, os, pathlib, sys, importlib.util, torch
+repo = pathlib.Path.cwd()
+task = repo / "tasks/topk_topp_sampling"
+sys.path.insert(0, str(task / "expert")); sys.path.insert(0, str(task.parent))
+import check, check_support
+spec = importlib.util.spec_from_file_location("gi", task / "get_inputs.py"); gi = importlib.util.module_from_spec(spec); spec.loader.exec_module(gi)
+config = json.loads((task / "config.json").read_text())
+source, label, seeds = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3:]]
+b = check._NativeSampler(pathlib.Path(source))
+entry = [e for e in config["workloads"] if label in e["label"]][0]
+for seed in seeds:
+    args = gi.get_inputs(check._workload_config(config, entry, seed))
+    logits, top_k, top_p, temp = args[:4]
+    batch, vocab = logits.shape
+    b.run(*args); torch.cuda.synchronize()
+    ws = next(iter(b._workspaces.values()))
+    off = 2 * ((4 * batch + 255) // 256 * 256)
+    flagged = int(ws[off:off + 4].view(torch.int32).item())
+    wide = (top_k == 0) | (top_k > 384)
+    limited = wide & (top_p < 1.0)
+    # Kept-set size of each limited wide row (tokens with mass above them < p), on the GPU.
+    probs = torch.softmax(logits[limited] / temp[limited, None], dim=-1)
+    srt, _ = probs.sort(dim=-1, descending=True)
+    kept = ((srt.cumsum(-1) - srt) < top_p[limited, None]).sum(-1)
+    t = [check_support.time_graph_ms(b.run, args, 200, 7) * 1e3 for _ in range(3)]
+    print(f"{entry['label']} seed {seed}: flagged {flagged}, wide {int(wide.sum())}, limited wide {int(limited.sum())}, "
+          f"kept sizes {sorted(kept.tolist())}, us " + "/".join(f"{x:.2f}" for x in t), flush=True)

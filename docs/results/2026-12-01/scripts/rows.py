@@ -1,0 +1,51 @@
+# Which rows decide last, and what they are: per seed, one call of a make_timeline2.py source
+# (decider start/end per row) and the rows' parameters, kept-set sizes and flags.
+#   python3 rows.py TIMELINE.cu LABEL SEED...
+import ctypes, json, pathlib, sys, importlib.util, torch
+import numpy as np
+repo = pathlib.Path.cwd()
+task = repo / "tasks/topk_topp_sampling"
+sys.path.insert(0, str(task / "expert")); sys.path.insert(0, str(task.parent))
+import check
+spec = importlib.util.spec_from_file_location("gi", task / "get_inputs.py"); gi = importlib.util.module_from_spec(spec); spec.loader.exec_module(gi)
+config = json.loads((task / "config.json").read_text())
+source, label, seeds = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3:]]
+b = check._NativeSampler(pathlib.Path(source)); lib = b._library
+entry = [e for e in config["workloads"] if label in e["label"]][0]
+buf = np.zeros(2 << 20, dtype=np.uint64)
+def offsets(batch, chunks):  # WorkspaceLayout
+    sizes = [4 * batch, 4 * batch, 16, 48 * batch * chunks, 4 * batch * chunks * 384, 4 * batch * chunks * 384,
+             64 * batch, 4 * batch * chunks * 8, 4 * batch * chunks * 256]
+    out, at = [], 0
+    for s in sizes:
+        out.append(at); at += (s + 255) // 256 * 256
+    return out
+for seed in seeds:
+    args = gi.get_inputs(check._workload_config(config, entry, seed))
+    logits, top_k, top_p, temp = args[:4]
+    batch, vocab = logits.shape
+    chunks = (vocab + 8191) // 8192
+    for _ in range(3): b.run(*args)
+    torch.cuda.synchronize()
+    assert lib.d2k_tl_reset() == 0
+    b.run(*args); torch.cuda.synchronize()
+    assert lib.d2k_tl_read(buf.ctypes.data_as(ctypes.c_void_p)) == 0
+    k1 = buf[:2 * batch * chunks].reshape(-1, 2).astype(np.int64)
+    t0 = k1[:, 0].min()
+    d = buf[1 << 19:(1 << 19) + 8 * batch].reshape(-1, 8).astype(np.int64)
+    start = (d[:, 0] - t0) / 1e3; end = (d[:, 5] - t0) / 1e3
+    ws = next(iter(b._workspaces.values()))
+    off = offsets(batch, chunks)
+    flagged_n = int(ws[off[2]:off[2] + 4].view(torch.int32).item())
+    flagged = set(ws[off[6]:off[6] + 64 * flagged_n].view(torch.int32).view(-1, 16)[:, 0].tolist())
+    probs = torch.softmax(logits / temp[:, None], dim=-1)
+    srt, _ = probs.sort(dim=-1, descending=True)
+    above = srt.cumsum(-1) - srt
+    k_eff = torch.where(top_k <= 0, torch.full_like(top_k, vocab), top_k.clamp(max=vocab))
+    kept = ((above < top_p[:, None]) & (torch.arange(vocab, device=logits.device)[None, :] < k_eff[:, None])).sum(-1)
+    order = np.argsort(-end)
+    print(f"{entry['label']} seed {seed}: k1 last end {((k1[:, 1] - t0) / 1e3).max():.2f}, flagged {sorted(flagged)}", flush=True)
+    for r in order[:12]:
+        print(f"  row {r:3d}: decide {start[r]:.2f}-{end[r]:.2f} ({end[r] - start[r]:.2f} us) top_k {int(top_k[r])} "
+              f"top_p {float(top_p[r]):.3f} temp {float(temp[r]):.3f} kept {int(kept[r])} max prob {float(srt[r, 0]):.3f}"
+              f"{' flagged' if r in flagged else ''}", flush=True)
