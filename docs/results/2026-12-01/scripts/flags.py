@@ -1,18 +1,12 @@
 # Per seed, for b128 (and b64): the wide rows' parameters, the flagged rows of one call (workspace
 # counter), and graph-replay time of the source.
 #   python3 flags.py SOURCE.cu LABEL SEED...
-import ctypes, json, os, pathlib, sys, importlib.util, torch
-repo = pathlib.Path.cwd()
-task = repo / "tasks/topk_topp_sampling"
-sys.path.insert(0, str(task / "expert")); sys.path.insert(0, str(task.parent))
-import check, check_support
-spec = importlib.util.spec_from_file_location("gi", task / "get_inputs.py"); gi = importlib.util.module_from_spec(spec); spec.loader.exec_module(gi)
-config = json.loads((task / "config.json").read_text())
-source, label, seeds = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3:]]
-b = check._NativeSampler(pathlib.Path(source))
-entry = [e for e in config["workloads"] if label in e["label"]][0]
+import sys, pathlib, torch
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from sampling_setup import check_support, parse_args, inputs  # noqa: E402
+b, entry, seeds = parse_args()
 for seed in seeds:
-    args = gi.get_inputs(check._workload_config(config, entry, seed))
+    args = inputs(entry, seed)
     logits, top_k, top_p, temp = args[:4]
     batch, vocab = logits.shape
     b.run(*args); torch.cuda.synchronize()

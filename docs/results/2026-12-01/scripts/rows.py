@@ -1,17 +1,11 @@
 # Which rows decide last, and what they are: per seed, one call of a make_timeline2.py source
 # (decider start/end per row) and the rows' parameters, kept-set sizes and flags.
 #   python3 rows.py TIMELINE.cu LABEL SEED...
-import ctypes, json, pathlib, sys, importlib.util, torch
+import sys, pathlib, torch
 import numpy as np
-repo = pathlib.Path.cwd()
-task = repo / "tasks/topk_topp_sampling"
-sys.path.insert(0, str(task / "expert")); sys.path.insert(0, str(task.parent))
-import check
-spec = importlib.util.spec_from_file_location("gi", task / "get_inputs.py"); gi = importlib.util.module_from_spec(spec); spec.loader.exec_module(gi)
-config = json.loads((task / "config.json").read_text())
-source, label, seeds = sys.argv[1], sys.argv[2], [int(s) for s in sys.argv[3:]]
-b = check._NativeSampler(pathlib.Path(source)); lib = b._library
-entry = [e for e in config["workloads"] if label in e["label"]][0]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from sampling_setup import parse_args, inputs, timeline_of_one_call  # noqa: E402
+b, entry, seeds = parse_args()
 buf = np.zeros(2 << 20, dtype=np.uint64)
 def offsets(batch, chunks):  # WorkspaceLayout
     sizes = [4 * batch, 4 * batch, 16, 48 * batch * chunks, 4 * batch * chunks * 384, 4 * batch * chunks * 384,
@@ -21,15 +15,11 @@ def offsets(batch, chunks):  # WorkspaceLayout
         out.append(at); at += (s + 255) // 256 * 256
     return out
 for seed in seeds:
-    args = gi.get_inputs(check._workload_config(config, entry, seed))
+    args = inputs(entry, seed)
     logits, top_k, top_p, temp = args[:4]
     batch, vocab = logits.shape
     chunks = (vocab + 8191) // 8192
-    for _ in range(3): b.run(*args)
-    torch.cuda.synchronize()
-    assert lib.d2k_tl_reset() == 0
-    b.run(*args); torch.cuda.synchronize()
-    assert lib.d2k_tl_read(buf.ctypes.data_as(ctypes.c_void_p)) == 0
+    timeline_of_one_call(b, args, buf)
     k1 = buf[:2 * batch * chunks].reshape(-1, 2).astype(np.int64)
     t0 = k1[:, 0].min()
     d = buf[1 << 19:(1 << 19) + 8 * batch].reshape(-1, 8).astype(np.int64)
