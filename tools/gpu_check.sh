@@ -36,8 +36,9 @@
 # Aliases: check = tests muon overhead; native = doctor cuda cuda-cache.
 #
 # Everything lands in $OUT (or ./gpu-check-out): gpu_check.log, records.tar.gz (one JSON file
-# per evaluation, under records/),
-# and the SQLite store ($D2K_SEED_STORE, if given, is copied in first so runs accumulate).
+# per evaluation, under records/; an earlier run's records into the same $OUT move under
+# records/earlier/), and the SQLite store ($D2K_SEED_STORE, if given, is copied in first so runs
+# accumulate).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-check-out}
@@ -47,6 +48,13 @@ LOGS=${LOGS:-/tmp/d2k-gpu-check}
 RECORDS=$LOGS/records
 rm -rf "$RECORDS"
 mkdir -p "$OUT" "$LOGS" "$RECORDS"
+# A second run into the same $OUT (two calls of this script in one device call) would replace the
+# archive with its own records only: the earlier ones are kept under records/earlier/.
+if [ -f "$OUT/records.tar.gz" ]; then
+  rm -rf "$LOGS/unpacked" && mkdir -p "$LOGS/unpacked" \
+    && tar xzf "$OUT/records.tar.gz" -C "$LOGS/unpacked" && mv "$LOGS/unpacked/records" "$RECORDS/earlier" \
+    || { echo "$OUT/records.tar.gz could not be unpacked; it is left as it is"; exit 2; }
+fi
 exec > >(tee -a "$OUT/gpu_check.log") 2>&1
 # The records are packed after every evaluation, so a step cut by the call's time limit loses
 # only the evaluation it was in.
