@@ -1,20 +1,13 @@
 # A/B graph-replay timing (us per call) of several sources, interleaved, three rounds per workload.
-#   python3 .device/prof/ab.py A.cu B.cu ... -- labels
+#   python3 ab.py A.cu B.cu ... -- labels   (from the repository root)
 #   Inputs from seed $SEED (default 1234).
-import json, pathlib, sys, importlib.util, torch
-repo = pathlib.Path.cwd()
-task = repo / "tasks/topk_topp_sampling"
-sys.path.insert(0, str(task / "expert")); sys.path.insert(0, str(task.parent))
-import check, check_support
-spec = importlib.util.spec_from_file_location("gi", task / "get_inputs.py"); gi = importlib.util.module_from_spec(spec); spec.loader.exec_module(gi)
-config = json.loads((task / "config.json").read_text())
-argv = sys.argv[1:]
-sources = argv[:argv.index("--")] if "--" in argv else argv
-labels = argv[argv.index("--") + 1:] if "--" in argv else ["b64", "b128", "b256", "b1"]
-builds = [(pathlib.Path(s).stem, check._NativeSampler(pathlib.Path(s))) for s in sources]
+import pathlib, sys
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from sampling_setup import check_support, inputs, parse_sources_and_labels, seed_from_env, workload  # noqa: E402
+builds, labels = parse_sources_and_labels(["b64", "b128", "b256", "b1"])
 for label in labels:
-    entry = [e for e in config["workloads"] if label in e["label"]][0]
-    args = gi.get_inputs(check._workload_config(config, entry, int(__import__("os").environ.get("SEED", "1234"))))
+    entry = workload(label)
+    args = inputs(entry, seed_from_env())
     times = {n: [] for n, _ in builds}
     for _ in range(3):
         for n, b in builds:

@@ -1,8 +1,9 @@
 # Device calls of the session 2026-12-01 19:35-22:35 UTC, in order, each from the repository root
 # with .device carried. The scripts ran from .device/prof/s2/ (here: this folder); the sources
 # they name are main.cu = 6c17ec6, nb.cu = 1b60910, hist3.cu = d93f72d, and the variants as patches.
-# The archived flags.py, rows.py and timeline2.py take their shared setup from sampling_setup.py;
-# otherwise they are as they ran.
+# The archived flags.py, rows.py and timeline2.py, and the earlier ab.py, timeline.py and
+# timeline_graph.py, take their shared setup from sampling_setup.py; otherwise they are as they ran,
+# but for timeline.py's buffer: it read the archived make_timeline.py's 16 MB timeline into 8 MB.
 
 # --- call 1
 # Session 2026-12-01 evening-2, call 1: d2k eval of main's sampling expert, A/B of v7c, then sanitizers.

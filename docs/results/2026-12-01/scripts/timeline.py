@@ -1,37 +1,21 @@
 # One call's timeline of sources made by make_timeline.py (µs from kernel 1's first CTA start).
 #   python3 timeline.py A.cu B.cu -- b64 b256      (inputs from seed $SEED, default 1234)
-import ctypes, json, os, pathlib, sys, importlib.util, torch
+import ctypes, pathlib, sys
 import numpy as np
-repo = pathlib.Path.cwd()
-task = repo / "tasks/topk_topp_sampling"
-sys.path.insert(0, str(task / "expert")); sys.path.insert(0, str(task.parent))
-import check
-spec = importlib.util.spec_from_file_location("gi", task / "get_inputs.py"); gi = importlib.util.module_from_spec(spec); spec.loader.exec_module(gi)
-config = json.loads((task / "config.json").read_text())
-argv = sys.argv[1:]
-sources = argv[:argv.index("--")]
-labels = argv[argv.index("--") + 1:]
-builds = [(pathlib.Path(s).stem, check._NativeSampler(pathlib.Path(s))) for s in sources]
-buf = np.zeros(1 << 20, dtype=np.uint64)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from sampling_setup import labelled_inputs, parse_sources_and_labels, timeline_of_one_call  # noqa: E402
+builds, labels = parse_sources_and_labels()
+buf = np.zeros(2 << 20, dtype=np.uint64)  # both seed-parity halves, as d2k_tl_read copies them
 for name, b in builds:
     occ = (ctypes.c_int * 4)()
     print(name, "kernel 1 regs/static smem/local/CTAs per SM:", b._library.d2k_k1_occupancy(occ), list(occ), flush=True)
 for label in labels:
-    entry = [e for e in config["workloads"] if label in e["label"]][0]
-    args = gi.get_inputs(check._workload_config(config, entry, int(os.environ.get("SEED", "1234"))))
-    batch, vocab = args[0].shape
-    chunks = (vocab + 8191) // 8192
+    entry, args, batch, chunks = labelled_inputs(label)
     for name, b in builds:
-        lib = b._library
         for rep in range(3):
-            for _ in range(3):
-                b.run(*args)
-            torch.cuda.synchronize()
-            assert lib.d2k_tl_reset() == 0
-            b.run(*args)
-            torch.cuda.synchronize()
-            assert lib.d2k_tl_read(buf.ctypes.data_as(ctypes.c_void_p)) == 0
-            if rep == 0: print(name, "kernel 1 buffer at shared offset", int(buf[-1]), flush=True)
+            timeline_of_one_call(b, args, buf)
+            # The last slot of the first half (the sampling seed is even).
+            if rep == 0: print(name, "kernel 1 buffer at shared offset", int(buf[(1 << 20) - 1]), flush=True)
             k1 = buf[:2 * batch * chunks].reshape(-1, 2).astype(np.int64)
             t0 = k1[:, 0].min()
             st = (k1[:, 0] - t0) / 1e3; en = (k1[:, 1] - t0) / 1e3; du = en - st

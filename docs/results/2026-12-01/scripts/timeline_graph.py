@@ -1,24 +1,14 @@
 # Timelines of two consecutive calls inside a CUDA graph replay (sources made by make_timeline.py),
 # µs from the first call's kernel 1 start: seeds alternate parity, so each call fills its own half.
 #   python3 timeline_graph.py A.cu B.cu -- b64 b128
-import ctypes, json, os, pathlib, sys, importlib.util, torch
+import ctypes, pathlib, sys, torch
 import numpy as np
-repo = pathlib.Path.cwd()
-task = repo / "tasks/topk_topp_sampling"
-sys.path.insert(0, str(task / "expert")); sys.path.insert(0, str(task.parent))
-import check
-spec = importlib.util.spec_from_file_location("gi", task / "get_inputs.py"); gi = importlib.util.module_from_spec(spec); spec.loader.exec_module(gi)
-config = json.loads((task / "config.json").read_text())
-argv = sys.argv[1:]
-sources = argv[:argv.index("--")]
-labels = argv[argv.index("--") + 1:]
-builds = [(pathlib.Path(s).stem, check._NativeSampler(pathlib.Path(s))) for s in sources]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from sampling_setup import labelled_inputs, parse_sources_and_labels  # noqa: E402
+builds, labels = parse_sources_and_labels()
 buf = np.zeros(2 << 20, dtype=np.uint64)
 for label in labels:
-    entry = [e for e in config["workloads"] if label in e["label"]][0]
-    args = gi.get_inputs(check._workload_config(config, entry, int(os.environ.get("SEED", "1234"))))
-    batch, vocab = args[0].shape
-    chunks = (vocab + 8191) // 8192
+    entry, args, batch, chunks = labelled_inputs(label)
     for name, b in builds:
         lib = b._library
         stream = torch.cuda.Stream()
