@@ -1164,7 +1164,10 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     D2K_EVENT(8);
     return;
   }
-  __shared__ WeightBins bins;  // a row with a small top-k: its listed weights
+  // A row with a small top-k bins its listed weights if it drops its first draw; they are cleared
+  // here, before a block barrier every row passes, so the binning after a drop needs no barrier
+  // before its atomics.
+  __shared__ WeightBins bins;
   if (!wide) reinterpret_cast<unsigned*>(&bins)[threadIdx.x] = 0u;
   static_assert(sizeof(WeightBins) == sizeof(unsigned) * kDecideThreads, "a thread clears one word");
   __syncthreads();  // the records' sums and the proposals are in (a wide row's weights too)
