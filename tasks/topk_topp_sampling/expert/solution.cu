@@ -20,8 +20,8 @@
 //   draw from the chunk with two short loads. Lists and records are stored with an L2 keep hint,
 //   so the logits streaming through L2 do not push them out before kernel 2 reads them.
 // Kernel 2 (decide_kernel): CTA r < B decides row r with 512 threads; the CTAs after them verify.
-//   A decider copies its lists whole by one bulk copy (one round trip, while warp 0 reads the
-//   records). With L = max_c L_c every token with y >= L is listed. If the listed tokens at or
+//   A decider reads its records and lists in one round trip: a row with a small top-k copies its
+//   lists whole by one bulk copy, a wide row's weighing warps load them into registers. With L = max_c L_c every token with y >= L is listed. If the listed tokens at or
 //   above L already hold k tokens or a mass of p * Z, no token below L can be kept (more than k
 //   tokens, or too much mass, lie above it), so the kept set lies in the list, and the row is
 //   sampled from the list by pivot rejection: draw a token in proportion to weight from a set
@@ -33,9 +33,9 @@
 //   the start of the rounds. A greedy row (k = 1) draws once among the tokens of weight 1. A wide
 //   row instead starts from kProposals exact draws from the whole row, made by four warps as soon
 //   as the records are in, each reading them itself: a chunk by mass, a warp of it by the recorded
-//   warp masses, a thread of that warp by the stored thread masses (one load), then a token of
-//   that thread's share (one load of 32 logits). Meanwhile the
-//   other twelve warps weigh the list in place, so its completeness is known when the proposals
+//   warp masses, a thread of that warp by the stored thread masses (copied for the whole row by
+//   one bulk copy, in flight with the records), then a token of that thread's share (one load of
+//   32 logits). Meanwhile the other twelve warps load the list and weigh it into shared memory, so its completeness is known when the proposals
 //   are: the row is settled or flagged at once, and one pass over the weights then gives the
 //   counts above every proposal; the first kept proposal is the sample, and the rounds start
 //   only when all are dropped. A row without limits takes its first proposal without copying
@@ -341,6 +341,11 @@ __device__ __forceinline__ void store_release(unsigned* to, unsigned v) {
 }
 __device__ __forceinline__ void add_release(unsigned long long* to, unsigned long long v) {
   asm volatile("red.release.gpu.global.add.u64 [%0], %1;" ::"l"(to), "l"(v) : "memory");
+}
+// A settled row hands nothing over (its count only lets the verifiers stop), so its add needs no
+// release, which cost a decision 0.1-0.25 us (b1, b64).
+__device__ __forceinline__ void add_relaxed(unsigned long long* to, unsigned long long v) {
+  asm volatile("red.relaxed.gpu.global.add.u64 [%0], %1;" ::"l"(to), "l"(v) : "memory");
 }
 __device__ __forceinline__ unsigned fetch_add_acq_rel(unsigned* to, unsigned v) {
   unsigned old;
@@ -982,18 +987,18 @@ __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, in
 
 // A draw from one chunk of a wide row in proportion to weight 2^(y - m_c), made by one warp of
 // its decision with uniform u: the chunk's warp where u * mass falls by the record's warp masses,
-// that warp's thread by the threads' masses kernel 1 stored (one load), then an element of that
+// that warp's thread by the threads' masses kernel 1 stored (a copy of them in shared memory,
+// [chunk][thread]), then an element of that
 // thread's share by the running weights, read from the logits (one load of 32 floats).
-__device__ Proposal draw_from_chunk(const Problem& pb, const Workspace& ws, int row, int c, const ChunkRecord& r,
-                                    float scale, float u) {
+__device__ Proposal draw_from_chunk(const Problem& pb, const float* thread_masses, int row, int c,
+                                    const ChunkRecord& r, float scale, float u) {
   const int lane = threadIdx.x & 31;
   const float target = u * r.mass;
   float before;
   const int source_warp = warp_of_target(r.warp_mass, target, &before);
   if (source_warp < 0) return Proposal{-1, -INFINITY};
   const float in_warp = target - before;
-  const int64_t slot = static_cast<int64_t>(row) * pb.chunks + c;
-  const float mass = __ldcg(ws.thread_mass + slot * kThreads + 32 * source_warp + lane);
+  const float mass = thread_masses[c * kThreads + 32 * source_warp + lane];
   const float incl = warp_inclusive_sum(mass, lane);
   const float up = __shfl_up_sync(kFull, incl, 1);  // every lane takes part
   const float lane_before = lane == 0 ? 0.0f : up;
@@ -1038,10 +1043,10 @@ __device__ void flag_for_verification(const Workspace& ws, int row, const Limits
 }
 
 // Decides a row from its chunks' records and lists (see the file comment). Every list has
-// kListCap slots, padded with -inf, so the row's lists are one contiguous block, copied whole into
-// shared memory by one bulk copy while warp 0 reads the records: a single round trip to L2. A wide
-// row's four drawing warps make its proposals while the other twelve weigh its list in place, so
-// its completeness and its proposals are known together. Other rows' lists are short: their
+// kListCap slots, padded with -inf, so the row's lists are one contiguous block, read while warp 0
+// reads the records: a single round trip to L2. A wide row's four drawing warps make its
+// proposals while the other twelve load its list and weigh it, so its completeness and its
+// proposals are known together. Other rows' lists are short: their
 // listed entries are packed, as weights, into a second array that the draws scan.
 __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float* smem, Scratch& s) {
   __shared__ float row_m, row_z, row_level, row_u;
@@ -1066,7 +1071,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   }
   wait_for_previous_kernel();
   // A row that cannot be flagged is settled at once, so the verifiers stop waiting early.
-  if (!may_flag && threadIdx.x == 0) add_release(progress_of(ws), kOneSettled);
+  if (!may_flag && threadIdx.x == 0) add_relaxed(progress_of(ws), kOneSettled);
   const ChunkRecord* rec = ws.records + static_cast<int64_t>(row) * pb.chunks;
   const int64_t list_base = static_cast<int64_t>(row) * pb.chunks * kListCap;
   const int slots = pb.chunks * kListCap;
@@ -1086,13 +1091,23 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       high = __ldcg(from + 2);
     }
   }
-  // The row's lists, one contiguous block, by one bulk copy issued after the records' loads (none
-  // for a row without limits). A wide row's weighing warps wait on it at once, so its barrier is
-  // initialized before a block barrier here; other rows have one further on.
-  __shared__ uint64_t lists_landed;
-  if (threadIdx.x == 0 && !no_limit) {
-    init_copy_barrier(&lists_landed);
-    bulk_copy_to_shared(lists, ws.list_y + list_base, sizeof(float) * slots, &lists_landed);
+  // One bulk copy, issued after the records' loads: a wide row's chunk-thread masses, which its
+  // drawing warps wait on at once (so that barrier is initialized before a block barrier here),
+  // in the half of shared memory that other rows pack their weights into; or the lists of a row
+  // with a small top-k (none for a row without limits), waited on after a later block barrier.
+  // A wide row's weighing warps load its lists themselves: with both as bulk copies, b64 took
+  // 0.1 us longer a call.
+  __shared__ uint64_t lists_landed, masses_landed;
+  float* thread_masses = list_weights;  // [chunks][kThreads], a wide row's
+  if (threadIdx.x == 0) {
+    if (wide) {
+      init_copy_barrier(&masses_landed);
+      bulk_copy_to_shared(thread_masses, ws.thread_mass + static_cast<int64_t>(row) * pb.chunks * kThreads,
+                          sizeof(float) * pb.chunks * kThreads, &masses_landed);
+    } else if (!no_limit) {
+      init_copy_barrier(&lists_landed);
+      bulk_copy_to_shared(lists, ws.list_y + list_base, sizeof(float) * slots, &lists_landed);
+    }
   }
   if (wide) __syncthreads();
   const float scale = kLog2e / temperature;
@@ -1126,31 +1141,39 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
                           {__shfl_sync(kFull, low.x, c), __shfl_sync(kFull, low.y, c), __shfl_sync(kFull, low.z, c),
                            __shfl_sync(kFull, low.w, c), __shfl_sync(kFull, high.x, c), __shfl_sync(kFull, high.y, c),
                            __shfl_sync(kFull, high.z, c), __shfl_sync(kFull, high.w, c)}};
-      const Proposal p = draw_from_chunk(pb, ws, row, c, r, scale, u_token);
+      wait_bulk_copy(&masses_landed);
+      const Proposal p = draw_from_chunk(pb, thread_masses, row, c, r, scale, u_token);
       if (lane == 0) drawn[warp] = p;
       if (warp == 0 && no_limit && lane == 0) pb.samples[row] = p.token >= 0 ? p.token : 0;
     }
   } else if (weighs && !no_limit) {
-    // While the proposals are drawn: the list's slots turned into weights in place (0 below the
-    // row's level; the maximum and level as warp 0 computes them), four read before any is
-    // weighed, with this thread's listed mass and count.
+    // While the proposals are drawn: the list's slots loaded as float4s and stored as weights (0
+    // below the row's level; the maximum and level as warp 0 computes them), four loaded before
+    // any is weighed, with this thread's listed mass and count.
     const float m = warp_max(head.x);
     const float level = warp_max(member ? head.z : -INFINITY);
     const int stride = blockDim.x - 32 * kProposals;
     float listed_mass = 0.0f;
     int listed_count = 0;
-    wait_bulk_copy(&lists_landed);
-    for (int j0 = threadIdx.x - 32 * kProposals; j0 < slots; j0 += 4 * stride) {
-      float y[4];
+    const float4* from = reinterpret_cast<const float4*>(ws.list_y + list_base);
+    float4* to = reinterpret_cast<float4*>(lists);
+    const int quads = slots / 4;
+    for (int q0 = threadIdx.x - 32 * kProposals; q0 < quads; q0 += 4 * stride) {
+      float4 y[4];
 #pragma unroll
-      for (int k = 0; k < 4; ++k) y[k] = j0 + k * stride < slots ? lists[j0 + k * stride] : -INFINITY;
+      for (int k = 0; k < 4; ++k)
+        y[k] = q0 + k * stride < quads ? __ldcg(from + q0 + k * stride)
+                                       : make_float4(-INFINITY, -INFINITY, -INFINITY, -INFINITY);
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
-        const float e = ex2(y[k] - m);
-        const float w = y[k] >= level ? e : 0.0f;
-        if (j0 + k * stride < slots) lists[j0 + k * stride] = w;
-        listed_mass += w;
-        listed_count += w > 0.0f;
+        float4 w;
+        w.x = y[k].x >= level ? ex2(y[k].x - m) : 0.0f;
+        w.y = y[k].y >= level ? ex2(y[k].y - m) : 0.0f;
+        w.z = y[k].z >= level ? ex2(y[k].z - m) : 0.0f;
+        w.w = y[k].w >= level ? ex2(y[k].w - m) : 0.0f;
+        if (q0 + k * stride < quads) to[q0 + k * stride] = w;
+        listed_mass += (w.x + w.y) + (w.z + w.w);
+        listed_count += (w.x > 0.0f) + (w.y > 0.0f) + (w.z > 0.0f) + (w.w > 0.0f);
       }
     }
     const float mass_of_warp = warp_sum(listed_mass);
@@ -1171,7 +1194,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
   if (!wide) reinterpret_cast<unsigned*>(&bins)[threadIdx.x] = 0u;
   static_assert(sizeof(WeightBins) == sizeof(unsigned) * kDecideThreads, "a thread clears one word");
   __syncthreads();  // the records' sums and the proposals are in (a wide row's weights too)
-  wait_bulk_copy(&lists_landed);
+  if (!wide) wait_bulk_copy(&lists_landed);
   const float m = row_m;
   const Limits lim = limits_of(pb, row, k_limit, row_z);
   const int n = row_listed;
@@ -1212,7 +1235,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
       flag_for_verification(ws, row, lim, m, scale, drawn);
       return;
     }
-    if (threadIdx.x == 0) add_release(progress_of(ws), kOneSettled);
+    if (threadIdx.x == 0) add_relaxed(progress_of(ws), kOneSettled);
     // The next call's kernel 1 may be launched from here: earlier, its waiting CTAs slowed the
     // decisions (b128 by 1.3 us); at the end, its launch was exposed (ab4.txt, ab5.txt).
     let_next_kernel_start();
@@ -1491,10 +1514,10 @@ __device__ int next_item(const Problem& pb, const Workspace& ws) {
     const unsigned is_ready = *ready;
     const unsigned long long now = *progress;  // loaded with the flag: one round trip a poll
     if (is_ready != 0) break;
-    if ((now >> 32) == batch) {  // every row is settled, so the count of flags is final
-      if (which >= static_cast<unsigned>(now)) return -1;
-      break;  // slot `which` is published: its flag came before this count
-    }
+    // Every row is settled, so the count of flags is final. A slot below it is published, and its
+    // flag is polled until seen: the record is then read after the flag's own release, not only
+    // after the settling adds that followed it (relaxed ones, from other rows).
+    if ((now >> 32) == batch && which >= static_cast<unsigned>(now)) return -1;
   }
   __threadfence();  // the record is read after its flag (or the count that follows it)
   return static_cast<int>(item);
