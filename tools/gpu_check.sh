@@ -12,6 +12,8 @@
 #   tests       the unit-test binaries (the CPU end-to-end tests run in CI)
 #   muon        small-shape baseline check, then the Muon Triton baseline and the reference
 #   overhead    harness overhead against bare eager launches and a bare CUDA graph
+#   floor       graph-replay floors: an empty kernel, two kernels chained by programmatic
+#               dependent launch, and one read of each sampling workload's logits
 #   doctor      `d2k doctor`: toolchain and measured ceilings (later evaluations show %SOL)
 #   cuda        the CUDA C++ Muon baseline through the native ABI, from an empty build cache
 #   cuda-cache  that .cu again unchanged (cached build) and changed (rebuilt), first workload
@@ -149,6 +151,13 @@ step_muon() {
 step_overhead() {
   step "harness overhead"
   bench/harness_overhead.sh "$d2k" "$LOGS" || failures=$((failures + 1))
+}
+
+step_floor() {
+  step "floors: an empty launch, a PDL pair, one read of each sampling shape (bench/launch_and_read_floor.cu)"
+  nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 bench/launch_and_read_floor.cu \
+    -o "$LOGS/launch_and_read_floor" \
+    && "$LOGS/launch_and_read_floor" 1 151936 64 128256 128 129280 256 151936 || failures=$((failures + 1))
 }
 
 step_doctor() {
@@ -326,7 +335,7 @@ for name in "$@"; do
   esac
   base=${name%@*}
   case ${base%%=*} in
-    sandbox|tests|muon|overhead|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|sanitize|smoke|suite) ;;
+    sandbox|tests|muon|overhead|floor|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|sanitize|smoke|suite) ;;
     *) echo "unknown step: $name (see the header of $0)"; exit 2 ;;
   esac
   if [[ $name == *@* ]]; then lanes[${name##*@}]+="$base "; else requested+=("$base"); fi
