@@ -21,25 +21,26 @@
 //   so the logits streaming through L2 do not push them out before kernel 2 reads them.
 // Kernel 2 (decide_kernel): CTA r < B decides row r with 512 threads; the CTAs after them verify.
 //   A decider reads its records and lists in one round trip: a row with a small top-k copies its
-//   lists whole by one bulk copy, a wide row's weighing warps load them into registers. With L = max_c L_c every token with y >= L is listed. If the listed tokens at or
-//   above L already hold k tokens or a mass of p * Z, no token below L can be kept (more than k
-//   tokens, or too much mass, lie above it), so the kept set lies in the list, and the row is
-//   sampled from the list by pivot rejection: draw a token in proportion to weight from a set
-//   known to contain the kept set, accept it when kept, otherwise narrow the set to the tokens
-//   above it (and above a midpoint, when that is not kept either) and draw again. The first draw
-//   is tested once; a row that drops it is flat where its kept set ends, so its listed weights are
-//   binned by their bits (one pass, shared atomics on integer masses), and the next draw comes from
-//   above the bin where the kept set ends: kept at once when it lies in a bin above that one, else
-//   the start of the rounds. A greedy row (k = 1) draws once among the tokens of weight 1. A wide
-//   row instead starts from kProposals exact draws from the whole row, made by four warps as soon
-//   as the records are in, each reading them itself: a chunk by mass, a warp of it by the recorded
-//   warp masses, a thread of that warp by the stored thread masses (copied for the whole row by
-//   one bulk copy, in flight with the records), then a token of that thread's share (one load of
-//   32 logits). Meanwhile the other twelve warps load the list and weigh it into shared memory, so its completeness is known when the proposals
-//   are: the row is settled or flagged at once, and one pass over the weights then gives the
-//   counts above every proposal; the first kept proposal is the sample, and the rounds start
-//   only when all are dropped. A row without limits takes its first proposal without copying
-//   its lists.
+//   lists whole by one bulk copy, a wide row's weighing warps load them into registers. With L =
+//   max_c L_c every token with y >= L is listed. If the listed tokens at or above L already hold k
+//   tokens or a mass of p * Z, no token below L can be kept (more than k tokens, or too much mass,
+//   lie above it), so the kept set lies in the list, and the row is sampled from the list by pivot
+//   rejection: draw a token in proportion to weight from a set known to contain the kept set,
+//   accept it when kept, otherwise narrow the set to the tokens above it (and above a midpoint,
+//   when that is not kept either) and draw again. The first draw is tested once; a row that drops
+//   it is flat where its kept set ends, so its listed weights are binned by their bits (one pass,
+//   shared atomics on integer masses), and the next draw comes from above the bin where the kept
+//   set ends: kept at once when it lies in a bin above that one, else the start of the rounds. A
+//   greedy row (k = 1) draws once among the tokens of weight 1. A wide row instead starts from
+//   kProposals exact draws from the whole row, made by four warps as soon as the records are in,
+//   each reading them itself: a chunk by mass, a warp of it by the recorded warp masses, a thread
+//   of that warp by the stored thread masses (copied for the whole row by one bulk copy, in flight
+//   with the records), then a token of that thread's share (one load of 32 logits). Meanwhile the
+//   other twelve warps load the list and weigh it into shared memory, so its completeness is known
+//   when the proposals are: the row is settled or flagged at once, and one pass over the weights
+//   then gives the counts above every proposal; the first kept proposal is the sample, and the
+//   rounds start only when all are dropped. A row without limits takes its first proposal without
+//   copying its lists.
 //   A wide row whose list is too short (a flat row whose kept set holds thousands of tokens) is
 //   flagged as soon as that is known. The verifier CTAs take its spans of two chunks as work items
 //   (one chunk read into registers, the other by a bulk copy into shared memory, both at once):
@@ -985,11 +986,11 @@ __device__ __forceinline__ void load_scaled_quads(const Problem& pb, int row, in
   }
 }
 
-// A draw from one chunk of a wide row in proportion to weight 2^(y - m_c), made by one warp of
-// its decision with uniform u: the chunk's warp where u * mass falls by the record's warp masses,
-// that warp's thread by the threads' masses kernel 1 stored (a copy of them in shared memory,
-// [chunk][thread]), then an element of that
-// thread's share by the running weights, read from the logits (one load of 32 floats).
+// A draw from one chunk of a wide row in proportion to weight 2^(y - m_c), made by one warp of its
+// decision with uniform u: the chunk's warp where u * mass falls by the record's warp masses, that
+// warp's thread by the threads' masses kernel 1 stored (a copy of them in shared memory,
+// [chunk][thread]), then an element of that thread's share by the running weights, read from the
+// logits (one load of 32 floats).
 __device__ Proposal draw_from_chunk(const Problem& pb, const float* thread_masses, int row, int c,
                                     const ChunkRecord& r, float scale, float u) {
   const int lane = threadIdx.x & 31;
@@ -1042,12 +1043,12 @@ __device__ void flag_for_verification(const Workspace& ws, int row, const Limits
   add_release(progress_of(ws), kOneSettled + 1);  // the flag is out before the row counts as settled
 }
 
-// Decides a row from its chunks' records and lists (see the file comment). Every list has
-// kListCap slots, padded with -inf, so the row's lists are one contiguous block, read while warp 0
-// reads the records: a single round trip to L2. A wide row's four drawing warps make its
-// proposals while the other twelve load its list and weigh it, so its completeness and its
-// proposals are known together. Other rows' lists are short: their
-// listed entries are packed, as weights, into a second array that the draws scan.
+// Decides a row from its chunks' records and lists (see the file comment). Every list has kListCap
+// slots, padded with -inf, so the row's lists are one contiguous block, read while warp 0 reads the
+// records: a single round trip to L2. A wide row's four drawing warps make its proposals while the
+// other twelve load its list and weigh it, so its completeness and its proposals are known
+// together. Other rows' lists are short: their listed entries are packed, as weights, into a second
+// array that the draws scan.
 __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, float* smem, Scratch& s) {
   __shared__ float row_m, row_z, row_level, row_u;
   __shared__ int row_listed, chunk_begin[kMaxChunks + 1];
