@@ -369,6 +369,9 @@ __device__ __forceinline__ float ex2(float x) {
 }
 
 __device__ __forceinline__ float weight_of(float y, float m) { return y == -INFINITY ? 0.0f : ex2(y - m); }
+// A list slot's weight in a row of maximum m and level L: 0 below L (a chunk may list deeper than
+// the row's level, and the padding is -inf).
+__device__ __forceinline__ float listed_weight(float y, float level, float m) { return y >= level ? ex2(y - m) : 0.0f; }
 
 template <class T>
 __device__ __forceinline__ T warp_inclusive_sum(T v, int lane) {
@@ -1168,10 +1171,10 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         float4 w;
-        w.x = y[k].x >= level ? ex2(y[k].x - m) : 0.0f;
-        w.y = y[k].y >= level ? ex2(y[k].y - m) : 0.0f;
-        w.z = y[k].z >= level ? ex2(y[k].z - m) : 0.0f;
-        w.w = y[k].w >= level ? ex2(y[k].w - m) : 0.0f;
+        w.x = listed_weight(y[k].x, level, m);
+        w.y = listed_weight(y[k].y, level, m);
+        w.z = listed_weight(y[k].z, level, m);
+        w.w = listed_weight(y[k].w, level, m);
         if (q0 + k * stride < quads) to[q0 + k * stride] = w;
         listed_mass += (w.x + w.y) + (w.z + w.w);
         listed_count += (w.x > 0.0f) + (w.y > 0.0f) + (w.z > 0.0f) + (w.w > 0.0f);
@@ -1242,16 +1245,16 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
     let_next_kernel_start();
     const float p1 = listed[0] ? fminf(fmaxf(sqrtf(w[0]), w[0]), 1.0f) : INFINITY;
     // Level i < kProposals: above proposal i; kProposals: above p1.
-    float pivots[kProposals + 1];
+    float pivots[kMaxLevels];
 #pragma unroll
     for (int i = 0; i < kProposals; ++i) pivots[i] = w[i];
     pivots[kProposals] = p1;
     const ListSource src{lists, slots};
-    float mass[kProposals + 1];
-    int count[kProposals + 1];
+    float mass[kMaxLevels];
+    int count[kMaxLevels];
     sums_above(src, pivots, mass, count);
     D2K_PHASE(mark, 4);
-    const Totals<kProposals + 1> above = block_totals<kProposals + 1>(mass, count, s);
+    const Totals<kMaxLevels> above = block_totals<kMaxLevels>(mass, count, s);
     D2K_PHASE(mark, 5);
     int accepted = -1;
 #pragma unroll
@@ -1292,7 +1295,7 @@ __device__ void decide_row(const Problem& pb, const Workspace& ws, int row, floa
         for (int j = 0; j < 4; ++j) y[j] = i0 + 32 * j + lane < len ? from[i0 + 32 * j + lane] : -INFINITY;
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
-          if (i0 + 32 * j + lane < len) list_weights[begin + i0 + 32 * j + lane] = y[j] >= level ? ex2(y[j] - m) : 0.0f;
+          if (i0 + 32 * j + lane < len) list_weights[begin + i0 + 32 * j + lane] = listed_weight(y[j], level, m);
         }
       }
     }
@@ -1520,7 +1523,7 @@ __device__ int next_item(const Problem& pb, const Workspace& ws) {
     // after the settling adds that followed it (relaxed ones, from other rows).
     if ((now >> 32) == batch && which >= static_cast<unsigned>(now)) return -1;
   }
-  __threadfence();  // the record is read after its flag (or the count that follows it)
+  __threadfence();  // the record is read after its flag
   return static_cast<int>(item);
 }
 
