@@ -155,9 +155,13 @@ step_overhead() {
 
 step_floor() {
   step "floors: an empty launch, a PDL pair, one read of each sampling shape (bench/launch_and_read_floor.cu)"
-  nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 bench/launch_and_read_floor.cu \
-    -o "$LOGS/launch_and_read_floor" \
-    && "$LOGS/launch_and_read_floor" 1 151936 64 128256 128 129280 256 151936 || failures=$((failures + 1))
+  local shapes  # "batch vocab" of each sampling workload, from the task's config
+  shapes=$("$python" -c 'import json, sys
+print(" ".join("%d %d" % (w["batch"], w["vocab"]) for w in json.load(open(sys.argv[1]))["workloads"]))' \
+    tasks/topk_topp_sampling/config.json) \
+    && nvcc -gencode=arch=compute_90a,code=sm_90a -O3 -std=c++17 bench/launch_and_read_floor.cu \
+      -o "$LOGS/launch_and_read_floor" \
+    && "$LOGS/launch_and_read_floor" $shapes || failures=$((failures + 1))
 }
 
 step_doctor() {
