@@ -1,7 +1,7 @@
 #include "cli/commands.h"
 #include <fmt/format.h>
 
-#include "eval/worker.h"
+#include "worker/worker.h"
 #include "timing/method_registry.h"
 
 namespace d2k::cli {
@@ -10,7 +10,7 @@ std::function<int()> define_worker(CLI::App& app, const GlobalOptions&) {
   app.group("");  // internal: hidden from --help
   auto fd = std::make_shared<int>(-1);
   app.add_option("--channel-fd", *fd, "descriptor of the private result channel")->required();
-  return [fd] { return eval::run_worker(*fd); };
+  return [fd] { return worker::run_worker(*fd); };
 }
 
 std::function<int()> define_timing_methods(CLI::App&, const GlobalOptions&) {

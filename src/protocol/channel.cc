@@ -1,4 +1,4 @@
-#include "eval/channel.h"
+#include "protocol/channel.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-namespace d2k::eval {
+namespace d2k::protocol {
 namespace {
 
 // Worker messages are small (tensors travel as files); a longer line is an attack or a bug.
@@ -90,4 +90,4 @@ Channel::Status Channel::receive(nlohmann::json& message, std::chrono::milliseco
   }
 }
 
-}  // namespace d2k::eval
+}  // namespace d2k::protocol

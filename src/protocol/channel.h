@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace d2k::eval {
+namespace d2k::protocol {
 
 // Newline-delimited JSON over a private socket between the orchestrator and a worker. Results
 // never travel over stdout, where a candidate can print whatever it likes.
@@ -41,4 +41,4 @@ class Channel {
 // 128 random bits as hex, for Channel::set_token.
 std::string new_channel_token();
 
-}  // namespace d2k::eval
+}  // namespace d2k::protocol

@@ -1,4 +1,4 @@
-#include "eval/channel.h"
+#include "protocol/channel.h"
 
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace d2k::eval {
+namespace d2k::protocol {
 namespace {
 
 using namespace std::chrono_literals;
@@ -218,4 +218,4 @@ TEST_F(ChannelTest, SendToAClosedPeerThrowsInsteadOfRaisingSigpipe) {
 }
 
 }  // namespace
-}  // namespace d2k::eval
+}  // namespace d2k::protocol

@@ -1,4 +1,4 @@
-#include "eval/tensor_file.h"
+#include "protocol/tensor_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,7 +11,7 @@
 #include <map>
 #include <stdexcept>
 
-namespace d2k::eval {
+namespace d2k::protocol {
 
 int64_t TensorFile::numel() const {
   int64_t count = 1;
@@ -74,4 +74,4 @@ MappedFile::~MappedFile() {
   if (data_ != nullptr) munmap(const_cast<std::byte*>(data_), size_);
 }
 
-}  // namespace d2k::eval
+}  // namespace d2k::protocol

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace d2k::eval {
+namespace d2k::protocol {
 
 // A tensor a worker wrote to its scratch folder: raw row-major bytes plus this description.
 struct TensorFile {
@@ -44,4 +44,4 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-}  // namespace d2k::eval
+}  // namespace d2k::protocol

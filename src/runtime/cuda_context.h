@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "runtime/cuda_driver.h"
@@ -27,6 +28,10 @@ class CudaContext {
   std::string device_name() const;
   std::string driver_version() const;  // "13.0"
   void synchronize() const;            // every stream of the context, side streams included
+  int64_t l2_bytes() const;            // the device's L2 cache size
+  // "0000:19:00.0", the form NVML looks devices up by (nvml_monitor.h).
+  std::string pci_bus_id() const;
+  int64_t free_bytes() const;          // device memory free now
 
  private:
   CUdevice device_ = 0;

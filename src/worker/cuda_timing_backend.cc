@@ -1,8 +1,6 @@
-#include "eval/cuda_timing_backend.h"
+#include "worker/cuda_timing_backend.h"
 
-#include "eval/event_interval.h"
-
-namespace d2k::eval {
+namespace d2k::worker {
 namespace {
 
 class SessionGraph : public timing::TimingBackend::Graph {
@@ -16,13 +14,9 @@ class SessionGraph : public timing::TimingBackend::Graph {
 
 }  // namespace
 
-std::unique_ptr<timing::TimingBackend::Interval> CudaTimingBackend::new_interval() {
-  return std::make_unique<EventInterval>(stream_.handle());
-}
-
 std::unique_ptr<timing::TimingBackend::Graph> CudaTimingBackend::capture(
     const std::function<void()>& body) {
   return std::make_unique<SessionGraph>(session_.capture_graph(body));
 }
 
-}  // namespace d2k::eval
+}  // namespace d2k::worker

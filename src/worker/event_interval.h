@@ -3,7 +3,7 @@
 #include "runtime/cuda_context.h"
 #include "timing/timing_backend.h"
 
-namespace d2k::eval {
+namespace d2k::worker {
 
 // A timed interval on the GPU: a pair of CUDA events that d2k records on the harness stream.
 class EventInterval : public timing::TimingBackend::Interval {
@@ -19,4 +19,4 @@ class EventInterval : public timing::TimingBackend::Interval {
   runtime::CudaEvent stop_;
 };
 
-}  // namespace d2k::eval
+}  // namespace d2k::worker

@@ -1,12 +1,12 @@
-#include "eval/native_implementation.h"
+#include "worker/native_implementation.h"
 
 #include <new>
 
 #include <fmt/format.h>
 
-#include "eval/native_timing_backend.h"
+#include "worker/native_timing_backend.h"
 
-namespace d2k::eval {
+namespace d2k::worker {
 namespace {
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
@@ -19,21 +19,25 @@ std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
   return strides;
 }
 
-size_t byte_size(const TensorFile& spec) {
-  return static_cast<size_t>(spec.numel()) * dtype_size(spec.dtype);
+size_t byte_size(const protocol::TensorFile& spec) {
+  return static_cast<size_t>(spec.numel()) * protocol::dtype_size(spec.dtype);
 }
 
 }  // namespace
 
 NativeImplementation::NativeImplementation(python::Session& session,
                                            const std::filesystem::path& library,
-                                           std::vector<std::string> arguments,
-                                           std::vector<TensorFile> output_specs, bool on_device,
+                                           std::vector<std::string> arguments, bool on_device,
                                            CUstream stream)
     : session_(session), library_(library), arguments_(std::move(arguments)),
-      output_specs_(std::move(output_specs)), on_device_(on_device), stream_(stream) {}
+      on_device_(on_device), stream_(stream) {}
 
-std::optional<uint64_t> NativeImplementation::prepare(int handle) {
+std::optional<uint64_t> NativeImplementation::prepare(
+    int handle, const std::vector<protocol::TensorFile>& output_specs) {
+  frames_.clear();
+  workspace_.reset();
+  outputs_.clear();
+  output_specs_ = output_specs;
   for (const auto& spec : output_specs_) {
     outputs_.push_back(std::make_unique<runtime::Buffer>(byte_size(spec), spec.on_device));
   }
@@ -45,7 +49,7 @@ std::optional<uint64_t> NativeImplementation::prepare(int handle) {
       throw native::CallError(fmt::format(
           "cannot allocate the {} bytes of workspace d2k_native_setup asked for", bytes));
     }
-    frame_->set_workspace(workspace_->data(), bytes);
+    for (auto& [unused, frame] : frames_) frame->set_workspace(workspace_->data(), bytes);
   }
   return bytes;
 }
@@ -70,20 +74,19 @@ std::vector<python::TensorInfo> NativeImplementation::outputs(size_t expected) c
   }
   std::vector<python::TensorInfo> tensors;
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    const TensorFile& spec = output_specs_[i];
-    tensors.push_back({outputs_[i]->data(), spec.dtype, dtype_size(spec.dtype), spec.shape,
+    const protocol::TensorFile& spec = output_specs_[i];
+    tensors.push_back({outputs_[i]->data(), spec.dtype, protocol::dtype_size(spec.dtype), spec.shape,
                        contiguous_strides(spec.shape), spec.on_device});
   }
   return tensors;
 }
 
-std::unique_ptr<timing::TimingBackend> NativeImplementation::cuda_backend(
-    const runtime::CudaContext& context, const runtime::CudaStream& stream) {
-  return std::make_unique<NativeTimingBackend>(context, stream);
+std::unique_ptr<timing::TimingBackend> NativeImplementation::cuda_backend(Device& device) {
+  return std::make_unique<NativeTimingBackend>(device);
 }
 
 const native::CallArguments& NativeImplementation::frame(int handle) {
-  if (frame_ && frame_handle_ == handle) return *frame_;
+  if (const auto found = frames_.find(handle); found != frames_.end()) return *found->second;
   std::vector<native::TensorArg> inputs;
   std::vector<native::ParamArg> params;
   for (size_t i = 0; i < arguments_.size(); ++i) {
@@ -102,15 +105,14 @@ const native::CallArguments& NativeImplementation::frame(int handle) {
   }
   std::vector<native::TensorArg> outputs;
   for (size_t i = 0; i < outputs_.size(); ++i) {
-    const TensorFile& spec = output_specs_[i];
+    const protocol::TensorFile& spec = output_specs_[i];
     outputs.push_back({outputs_[i]->data(), spec.dtype, spec.shape,
                        contiguous_strides(spec.shape), spec.on_device});
   }
-  frame_ = std::make_unique<native::CallArguments>(std::move(inputs), std::move(outputs),
-                                                   std::move(params), stream_);
-  if (workspace_) frame_->set_workspace(workspace_->data(), workspace_->bytes());
-  frame_handle_ = handle;
-  return *frame_;
+  auto frame = std::make_unique<native::CallArguments>(std::move(inputs), std::move(outputs),
+                                                       std::move(params), stream_);
+  if (workspace_) frame->set_workspace(workspace_->data(), workspace_->bytes());
+  return *(frames_[handle] = std::move(frame));
 }
 
-}  // namespace d2k::eval
+}  // namespace d2k::worker

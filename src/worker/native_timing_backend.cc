@@ -1,9 +1,8 @@
-#include "eval/native_timing_backend.h"
+#include "worker/native_timing_backend.h"
 
-#include "eval/event_interval.h"
 #include "runtime/cuda_graph.h"
 
-namespace d2k::eval {
+namespace d2k::worker {
 namespace {
 
 class DriverGraph : public timing::TimingBackend::Graph {
@@ -19,13 +18,9 @@ class DriverGraph : public timing::TimingBackend::Graph {
 
 }  // namespace
 
-std::unique_ptr<timing::TimingBackend::Interval> NativeTimingBackend::new_interval() {
-  return std::make_unique<EventInterval>(stream_.handle());
-}
-
 std::unique_ptr<timing::TimingBackend::Graph> NativeTimingBackend::capture(
     const std::function<void()>& body) {
-  return std::make_unique<DriverGraph>(stream_.handle(), body);
+  return std::make_unique<DriverGraph>(device_.harness_stream(), body);
 }
 
-}  // namespace d2k::eval
+}  // namespace d2k::worker

@@ -1,11 +1,11 @@
-#include "eval/python_implementation.h"
+#include "worker/python_implementation.h"
 
 #include <algorithm>
 #include <set>
 
-#include "eval/cuda_timing_backend.h"
+#include "worker/cuda_timing_backend.h"
 
-namespace d2k::eval {
+namespace d2k::worker {
 
 PythonImplementation::PythonImplementation(python::Session& session,
                                            const std::filesystem::path& file)
@@ -34,9 +34,8 @@ std::optional<int64_t> PythonImplementation::aux_memory_bytes(int64_t, size_t ex
   return std::max<int64_t>(0, session_.peak_device_bytes() - allocated_before_call_ - outputs);
 }
 
-std::unique_ptr<timing::TimingBackend> PythonImplementation::cuda_backend(
-    const runtime::CudaContext& context, const runtime::CudaStream& stream) {
-  return std::make_unique<CudaTimingBackend>(session_, context, stream);
+std::unique_ptr<timing::TimingBackend> PythonImplementation::cuda_backend(Device& device) {
+  return std::make_unique<CudaTimingBackend>(session_, device);
 }
 
-}  // namespace d2k::eval
+}  // namespace d2k::worker

@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "eval/implementation.h"
+#include "worker/implementation.h"
 #include "python/session.h"
 
-namespace d2k::eval {
+namespace d2k::worker {
 
 // run(...) of a Python file (the reference, or a Python candidate) in the worker's session.
 class PythonImplementation : public Implementation {
@@ -13,7 +13,9 @@ class PythonImplementation : public Implementation {
   // Imports `file`; throws python::LoadError.
   PythonImplementation(python::Session& session, const std::filesystem::path& file);
 
-  std::optional<uint64_t> prepare(int) override { return std::nullopt; }
+  std::optional<uint64_t> prepare(int, const std::vector<protocol::TensorFile>&) override {
+    return std::nullopt;
+  }
   void reset_outputs() override {}  // every call returns new tensors
   void call(int handle) override { session_.call(handle); }
   std::vector<python::TensorInfo> outputs(size_t expected) const override {
@@ -26,12 +28,11 @@ class PythonImplementation : public Implementation {
   void watch_memory() override;
   std::optional<int64_t> aux_memory_bytes(int64_t driver_allocated_peak,
                                           size_t expected_outputs) override;
-  std::unique_ptr<timing::TimingBackend> cuda_backend(const runtime::CudaContext& context,
-                                                      const runtime::CudaStream& stream) override;
+  std::unique_ptr<timing::TimingBackend> cuda_backend(Device& device) override;
 
  private:
   python::Session& session_;
   int64_t allocated_before_call_ = 0;
 };
 
-}  // namespace d2k::eval
+}  // namespace d2k::worker
