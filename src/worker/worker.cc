@@ -188,6 +188,7 @@ class Worker {
     } else {
       run_candidate();
     }
+    session_.release_cached_device_memory();
     protocol::Done done;
     done.phases = phases_.take();
     done.checked_call_seconds = checked_call_seconds_;
