@@ -107,6 +107,8 @@ def native_run(library, names, args, outputs):
             call.workspace_bytes = workspace_bytes.value
 
     def run(*_):
+        # The stream current at the call: a graph capture switches it.
+        call.stream = torch.cuda.current_stream().cuda_stream
         if lib.d2k_native_run(ctypes.byref(call), error, 4096):
             raise RuntimeError(error.value.decode())
         return outputs

@@ -61,6 +61,10 @@ def cublas_matmul(a, b, out):
     return torch.matmul(a, b, out=out)
 
 
+# The session loads a module for its run(...); the probes are called by name, this one included.
+run = cublas_matmul
+
+
 def torch_sum(x, y, partial):
     return torch.sum(x, dim=0, keepdim=True, out=partial[:1])
 

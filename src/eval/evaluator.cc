@@ -393,6 +393,38 @@ protocol::Setup Evaluator::worker_setup(protocol::WorkerRole role,
   return setup;
 }
 
+void Evaluator::start_workers(Workers& workers) {
+  if (!workers.reference) {
+    const auto scratch = workers.scratch.path() / "reference";
+    workers.reference = std::make_unique<WorkerSession>(
+        "reference", worker_setup(protocol::WorkerRole::reference, scratch), [this, &workers] {
+          return WorkerProcess::start(options_.worker_binary,
+                                      workers.scratch.path() / "reference.log");
+        });
+  }
+  if (!workers.candidate) {
+    const auto scratch = workers.scratch.path() / "candidate";
+    workers.candidate = std::make_unique<WorkerSession>(
+        "candidate", worker_setup(protocol::WorkerRole::candidate, scratch),
+        [this, scratch, &workers]() -> std::unique_ptr<WorkerProcess> {
+          const auto log = workers.scratch.path() / "candidate.log";
+          if (!options_.sandbox) {
+            sandbox_summary_ = "sandbox disabled (--no-sandbox)";
+            return WorkerProcess::start(options_.worker_binary, log);
+          }
+          // Temporary files and Triton's kernel cache go to the scratch folder, the one place
+          // the candidate may write; nothing it writes outlives the evaluation.
+          const sandbox::Policy policy = candidate_policy(scratch);
+          auto process = WorkerProcess::start(options_.worker_binary, log, &policy,
+                                              {{"TMPDIR", (scratch / "tmp").string()},
+                                               {"TRITON_CACHE_DIR", (scratch / "triton").string()},
+                                               {"TRITON_HOME", (scratch / "triton").string()}});
+          if (sandbox_summary_.empty()) sandbox_summary_ = process->sandbox_report().summary();
+          return process;
+        });
+  }
+}
+
 record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Workload& workload,
                                                     Workers& workers,
                                                     record::Environment& environment) {
@@ -449,15 +481,10 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
     }
   };
 
+  start_workers(workers);
+  // The candidate worker loads (interpreter, PyTorch, the candidate) while the reference works.
+  workers.candidate->start();
   note(prefix + ": reference outputs");
-  if (!workers.reference) {
-    workers.reference = std::make_unique<WorkerSession>(
-        "reference", worker_setup(protocol::WorkerRole::reference, workers.scratch.path() / "reference"),
-        [this, &workers] {
-          return WorkerProcess::start(options_.worker_binary,
-                                      workers.scratch.path() / "reference.log");
-        });
-  }
   message.trials = timed ? plan.all() : plan.before_timing;
   std::string detail;
   Ending ending = workers.reference->run(
@@ -492,27 +519,6 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   RuntimeAudit runtime_audit = RuntimeAudit::for_workload(task_, workload, options_.kind);
   if (!judge.failed()) {
     note(prefix + ": candidate trials");
-    if (!workers.candidate) {
-      const auto scratch = workers.scratch.path() / "candidate";
-      workers.candidate = std::make_unique<WorkerSession>(
-          "candidate", worker_setup(protocol::WorkerRole::candidate, scratch),
-          [this, scratch, &workers]() -> std::unique_ptr<WorkerProcess> {
-            const auto log = workers.scratch.path() / "candidate.log";
-            if (!options_.sandbox) {
-              sandbox_summary_ = "sandbox disabled (--no-sandbox)";
-              return WorkerProcess::start(options_.worker_binary, log);
-            }
-            // Temporary files and Triton's kernel cache go to the scratch folder, the one place
-            // the candidate may write; nothing it writes outlives the evaluation.
-            const sandbox::Policy policy = candidate_policy(scratch);
-            auto process = WorkerProcess::start(options_.worker_binary, log, &policy,
-                                                {{"TMPDIR", (scratch / "tmp").string()},
-                                                 {"TRITON_CACHE_DIR", (scratch / "triton").string()},
-                                                 {"TRITON_HOME", (scratch / "triton").string()}});
-            if (sandbox_summary_.empty()) sandbox_summary_ = process->sandbox_report().summary();
-            return process;
-          });
-    }
     message.trials = timed ? plan.all() : plan.before_timing;
     ending = workers.candidate->run(
         message, limits, options_.stop,

@@ -65,6 +65,8 @@ class Evaluator {
 
  private:
   struct Workers;
+  // Creates the evaluation's reference and candidate worker sessions, once.
+  void start_workers(Workers& workers);
   record::WorkloadResult evaluate_workload(size_t index, const task::Workload& workload,
                                            Workers& workers, record::Environment& environment);
   protocol::Setup worker_setup(protocol::WorkerRole role, const std::filesystem::path& scratch) const;

@@ -39,6 +39,14 @@ const sandbox::Report* WorkerSession::sandbox_report() const {
   return worker_ ? &worker_->sandbox_report() : nullptr;
 }
 
+void WorkerSession::start() {
+  if (worker_) return;
+  worker_ = start_();
+  ready_ = false;
+  worker_->channel().set_token(protocol::new_channel_token());
+  worker_->channel().send(protocol::encode(setup_));
+}
+
 void WorkerSession::end_worker() {
   if (!worker_) return;
   worker_->kill();
@@ -68,14 +76,13 @@ Ending WorkerSession::run(const protocol::Workload& workload, const Limits& limi
                           std::string& detail) {
   start_seconds_ = 0.0;
   const auto started = Clock::now();
-  const bool fresh = !worker_;
-  if (fresh) {
-    worker_ = start_();
-    worker_->channel().set_token(protocol::new_channel_token());
-    nlohmann::json setup = protocol::encode(setup_);
-    worker_->channel().send(setup);
+  start();
+  try {
+    send(protocol::encode(workload));
+  } catch (const std::runtime_error&) {
+    // A worker started early may already have ended (a candidate that fails to load): what it
+    // sent before it did is still in the channel and says why.
   }
-  send(protocol::encode(workload));
   double idle_limit = limits.idle_seconds;
   auto last_message = Clock::now();
   const auto end_with = [&](Ending ending) {
@@ -111,7 +118,8 @@ Ending WorkerSession::run(const protocol::Workload& workload, const Limits& limi
     const std::string event = protocol::event_of(message);
     last_message = Clock::now();
     idle_limit = limits.idle_seconds;
-    if (event == protocol::Ready::kEvent && fresh) {
+    if (event == protocol::Ready::kEvent && !ready_) {
+      ready_ = true;
       start_seconds_ = seconds_between(started, last_message);
     }
     if (event == protocol::Progress::kEvent && message.value("phase", "") == "timing") {

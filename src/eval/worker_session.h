@@ -44,9 +44,12 @@ class WorkerSession {
   // what happened when the ending is not done or failed.
   Ending run(const protocol::Workload& workload, const Limits& limits, std::stop_token stop,
              const OnMessage& on_message, std::string& detail);
+  // Starts the worker now (when none is running), so that it loads while something else runs;
+  // run() starts it otherwise.
+  void start();
   void send(const nlohmann::json& message);
 
-  // Seconds spent starting a worker for the last run (0 when one was already running).
+  // Seconds the last run waited for its worker to start (0 when one was already ready).
   double start_seconds() const { return start_seconds_; }
   // The last worker's exit, after a run that did not end with done or failed.
   const ExitStatus& exit_status() const { return exit_status_; }
@@ -63,6 +66,7 @@ class WorkerSession {
   protocol::Setup setup_;
   Start start_;
   std::unique_ptr<WorkerProcess> worker_;
+  bool ready_ = false;  // the running worker has announced itself
   double start_seconds_ = 0.0;
   ExitStatus exit_status_;
   std::string last_log_;

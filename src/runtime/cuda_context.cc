@@ -116,6 +116,23 @@ void copy_to_host(void* host_destination, const void* source, size_t bytes, bool
 #endif
 }
 
+void copy_to_host_pinned(void* host_destination, const void* source, size_t bytes,
+                         bool on_device) {
+#ifdef D2K_HAVE_CUDA
+  if (on_device && bytes > 0) {
+    const auto& driver = CudaDriver::get();
+    if (driver.cuMemHostRegister(host_destination, bytes, 0) == CUDA_SUCCESS) {
+      const CUresult copied = driver.cuMemcpyDtoH(host_destination,
+                                                  reinterpret_cast<CUdeviceptr>(source), bytes);
+      driver.cuMemHostUnregister(host_destination);
+      check(copied, "cuMemcpyDtoH");
+      return;
+    }
+  }
+#endif
+  copy_to_host(host_destination, source, bytes, on_device);
+}
+
 void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device,
                          [[maybe_unused]] CUstream stream) {
   if (!on_device) {

@@ -25,9 +25,10 @@ struct InputSetNeeds {
 
 // "hot": one set, every call on the same inputs. "cold": at least two sets, so consecutive
 // calls never share inputs; enough that all sets together exceed twice the L2, so no input is
-// still cached when a call comes back to it; and more sets than the outputs of all of them could
-// fit in the task's auxiliary-memory bound, so a candidate cannot keep an answer for every set.
-// Capped by `max_sets` and the memory budget; the plan says when a cap decided.
+// still cached when a call comes back to it; and, where `max_sets` and the memory budget allow
+// that many, more sets than the outputs of all of them could fit in the task's
+// auxiliary-memory bound, so a candidate cannot keep an answer for every set. Capped by
+// `max_sets` and the memory budget; the plan says when a cap decided.
 // Throws std::invalid_argument for an unknown policy.
 InputSetPlan plan_input_sets(const InputSetNeeds& needs);
 

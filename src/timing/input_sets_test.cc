@@ -54,12 +54,20 @@ TEST(InputSetsTest, OutputsOfAllSetsExceedTheAuxiliaryBound) {
 }
 
 TEST(InputSetsTest, MemoryBudgetCapsAndSaysSo) {
-  InputSetNeeds needs = cold(kMiB, 8);
-  needs.peak_aux_bytes = int64_t{1} << 30;  // 2^27 sets of outputs would be needed
-  needs.memory_budget = 300 * kMiB;
+  InputSetNeeds needs = cold(kMiB);
+  needs.memory_budget = 30 * kMiB;  // the L2 rule wants 100 sets
   const InputSetPlan plan = plan_input_sets(needs);
-  EXPECT_EQ(plan.sets, 300);
-  EXPECT_THAT(plan.why, HasSubstr("capped at 300 by device memory"));
+  EXPECT_EQ(plan.sets, 30);
+  EXPECT_THAT(plan.why, HasSubstr("capped at 30 by device memory"));
+}
+
+TEST(InputSetsTest, AnAuxiliaryBoundOutOfReachSizesNothing) {
+  // Eight-byte answers: 2^27 sets would be needed to outgrow the bound, far past any budget.
+  InputSetNeeds needs = cold(64 * kMiB, 8);
+  needs.peak_aux_bytes = int64_t{1} << 30;
+  const InputSetPlan plan = plan_input_sets(needs);
+  EXPECT_EQ(plan.sets, 2);
+  EXPECT_THAT(plan.why, HasSubstr("not sized against it"));
 }
 
 TEST(InputSetsTest, MaxSetsCaps) {

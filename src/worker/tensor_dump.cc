@@ -41,7 +41,7 @@ void write_tensor(const python::TensorInfo& tensor, const std::filesystem::path&
       fail("cannot map", path);
     }
     try {
-      runtime::copy_to_host(mapped, tensor.data, bytes, tensor.on_device);
+      runtime::copy_to_host_pinned(mapped, tensor.data, bytes, tensor.on_device);
     } catch (...) {
       munmap(mapped, bytes);
       close(fd);
