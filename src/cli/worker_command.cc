@@ -1,8 +1,9 @@
 #include "cli/commands.h"
 #include <fmt/format.h>
 
-#include "worker/worker.h"
+#include "record/reason_code.h"
 #include "timing/method_registry.h"
+#include "worker/worker.h"
 
 namespace d2k::cli {
 
@@ -19,6 +20,13 @@ std::function<int()> define_timing_methods(CLI::App&, const GlobalOptions&) {
     for (const auto& name : registry.names()) {
       fmt::print("{:<10} {}\n", name, registry.description(name));
     }
+    return kExitPassed;
+  };
+}
+
+std::function<int()> define_reason_codes(CLI::App&, const GlobalOptions&) {
+  return [] {
+    fmt::print("{}", record::reason_codes_markdown());
     return kExitPassed;
   };
 }
