@@ -95,16 +95,21 @@ CUpti_ActivityMemory4 memory(CUpti_ActivityMemoryOperationType operation, uint64
   return m;
 }
 
+CUpti_ActivityMemcpy6 memcpy_record(CUpti_ActivityMemcpyKind kind, uint64_t bytes,
+                                    uint32_t stream) {
+  CUpti_ActivityMemcpy6 copy{};
+  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  copy.copyKind = kind;
+  copy.bytes = bytes;
+  copy.deviceId = 0;
+  copy.streamId = stream;
+  return copy;
+}
+
 TEST(ActivityCollectorTest, ConvertsKernelsCopiesAndFills) {
   SyntheticBuffer buffer;
   buffer.add(kernel("_Z6gemm_kPKfS0_Pfiii", 7, 1000, 251000));
-  CUpti_ActivityMemcpy6 copy{};
-  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
-  copy.bytes = 4096;
-  copy.deviceId = 0;
-  copy.streamId = 7;
-  buffer.add(copy);
+  buffer.add(memcpy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4096, 7));
   CUpti_ActivityMemset4 fill{};
   fill.kind = CUPTI_ACTIVITY_KIND_MEMSET;
   fill.bytes = 1 << 20;
@@ -157,12 +162,7 @@ CUpti_ActivitySynchronization2 synchronization(CUpti_ActivitySynchronizationType
 TEST(ActivityCollectorTest, KeepsTheCallsOwnSynchronizationsAndDropsTheHarnesss) {
   SyntheticBuffer buffer;
   buffer.add(kernel("fingerprint_kernel", 7, 100, 120));
-  CUpti_ActivityMemcpy6 copy{};
-  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
-  copy.bytes = 4;
-  copy.streamId = 7;
-  buffer.add(copy);
+  buffer.add(memcpy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4, 7));
   buffer.add(synchronization(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 7, 130));
   buffer.add(synchronization(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE,
                              CUPTI_SYNCHRONIZATION_INVALID_VALUE, 140));
