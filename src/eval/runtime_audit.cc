@@ -28,15 +28,8 @@ std::vector<record::Finding> RuntimeAudit::add_fresh(const record::KernelAudit& 
 void RuntimeAudit::add_timed(const record::KernelAudit& audit) { timed_ = audit; }
 
 std::vector<record::Finding> RuntimeAudit::findings() const {
-  if (!traces_ || !fresh_ || !fresh_->unavailable.empty()) return {};
-  std::vector<record::Finding> found = audit::audit_findings(*fresh_, policy_);
-  if (timed_ && timed_->unavailable.empty()) {
-    for (record::Finding& finding : audit::audit_findings(*timed_, policy_)) {
-      finding.message = "on a timed input set: " + finding.message;
-      found.push_back(std::move(finding));
-    }
-  }
-  return found;
+  if (!traces_ || !fresh_) return {};
+  return audit::traced_call_findings(*fresh_, timed_, policy_);
 }
 
 void RuntimeAudit::apply(record::WorkloadResult& result) const {

@@ -26,7 +26,8 @@ class RuntimeAudit {
   // The traced call on fresh inputs, before timing. Returns its findings under the task's
   // policy: when there are any, the calls are not timed.
   std::vector<record::Finding> add_fresh(const record::KernelAudit& audit);
-  // The traced call on an input set the timed calls used, after timing.
+  // The traced call on an input set the timed calls used, after timing: checked by the same
+  // rules, and its work compared with the fresh call's (cached_work).
   void add_timed(const record::KernelAudit& audit);
 
   // Records the audits in `result`. A traced call with findings makes a passed workload

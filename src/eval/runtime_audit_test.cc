@@ -172,6 +172,50 @@ TEST(RuntimeAuditTest, TheTimedSetCallIsRecordedAndCheckedByTheSameRules) {
   EXPECT_THAT(result.message, HasSubstr("on a timed input set"));
 }
 
+// The fingerprint cache on a task that allows host round trips: the timed set's call copies its
+// stored answer instead of running the kernel.
+TEST(RuntimeAuditTest, ATimedSetCallDoingAFractionOfTheFreshCallsWorkIsCachedWork) {
+  RuntimeAudit audit = RuntimeAudit::for_workload(gpu_task(), workload(), task::ImplKind::solution);
+  record::KernelAudit fresh = audit_message("_scale_add_kernel", 7);
+  fresh.kernels.front().duration_s = 2e-3;
+  ASSERT_TRUE(audit.add_fresh(fresh).empty());
+  record::KernelAudit cached = audit_message("fingerprint", 7);
+  cached.transfers = {{.operation = "memcpy", .kind = "DtoD", .bytes = 1 << 28, .device = 0,
+                       .stream = 7}};
+  audit.add_timed(cached);
+  record::WorkloadResult result = passed();
+  audit.apply(result);
+  EXPECT_EQ(result.verdict, record::Verdict::invalid);
+  EXPECT_EQ(result.reason_code, "cached_work");
+  EXPECT_THAT(result.message, HasSubstr("timed inputs: memcpy DtoD of 268435456 bytes"));
+  EXPECT_FALSE(result.latency.has_value());
+
+  RuntimeAudit honest = RuntimeAudit::for_workload(gpu_task(), workload(), task::ImplKind::expert);
+  honest.add_fresh(fresh);
+  record::KernelAudit again = fresh;
+  again.kernels.front().duration_s = 1.2e-3;  // a warm cache: faster, the same work
+  honest.add_timed(again);
+  record::WorkloadResult kept = passed();
+  honest.apply(kept);
+  EXPECT_EQ(kept.verdict, record::Verdict::passed);
+}
+
+// A round trip inside the call, for a task that does not allow one.
+TEST(RuntimeAuditTest, AHostRoundTripOnTheFreshCallStopsTheWorkloadBeforeTiming) {
+  RuntimeAudit audit = RuntimeAudit::for_workload(gpu_task(), workload(), task::ImplKind::solution);
+  record::KernelAudit fresh = audit_message("_scale_add_kernel", 7);
+  fresh.transfers = {{.operation = "memcpy", .kind = "DtoH", .bytes = 4, .device = 0, .stream = 7}};
+  fresh.synchronizations = {{.kind = "stream_synchronize", .stream = 7}};
+  const auto findings = audit.add_fresh(fresh);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].reason_code, "host_sync");
+
+  task::Task allowing = gpu_task();
+  allowing.rules.host_sync_reason = "the count of kept rows sizes the output";
+  RuntimeAudit allowed = RuntimeAudit::for_workload(allowing, workload(), task::ImplKind::baseline);
+  EXPECT_TRUE(allowed.add_fresh(fresh).empty());
+}
+
 TEST(RuntimeAuditTest, TheReferenceIsNotAuditedAndACpuTaskSaysWhy) {
   RuntimeAudit reference =
       RuntimeAudit::for_workload(gpu_task(), workload(), task::ImplKind::reference);

@@ -95,9 +95,15 @@ const std::vector<ReasonCode>& reason_codes() {
       {"side_stream", invalid,
        "runtime audit: a kernel, copy or fill on a stream other than the harness's"},
       {"other_device", invalid, "runtime audit: work on another device"},
+      {"host_sync", invalid,
+       "runtime audit: a device-to-host copy or a stream, event or context synchronize inside "
+       "the call, where the task's `allow_host_sync` does not allow it"},
       {"peak_memory", invalid,
        "runtime audit: device memory beyond inputs and outputs above the task's "
        "`peak_aux_bytes`"},
+      {"cached_work", invalid,
+       "runtime audit: calls on an input set the timed calls used ran less than a quarter of "
+       "the kernel time of a call on fresh inputs"},
       // The task's or d2k's own failures: never the candidate's.
       {"task_inputs", harness_error,
        "`get_inputs.py` failed to load or raised, returned the wrong number of values, or "
