@@ -209,37 +209,37 @@ record::Ceiling CudaCeilingProbe::best(const std::vector<Way>& ways, double unit
   return best;
 }
 
-record::Ceiling CudaCeilingProbe::matmul(const std::string& math_dtype) {
-  const int handle =
-      session_.make_arguments({{"kind", "matmul"}, {"n", kMatmulSize}, {"dtype", math_dtype}});
-  const double flops = 2.0 * static_cast<double>(kMatmulSize) * kMatmulSize * kMatmulSize;
-  const record::Ceiling ceiling = best({script("cuBLAS (torch.matmul)", "cublas_matmul", handle),
-                                        script("Triton tensor-core matmul", "triton_matmul", handle)},
-                                       flops);
+record::Ceiling CudaCeilingProbe::best_of_scripts(const nlohmann::json& inputs,
+                                                  const std::vector<ScriptWay>& scripts,
+                                                  double units_per_call, std::vector<Way> ways) {
+  const int handle = session_.make_arguments(inputs);
+  for (const ScriptWay& way : scripts) ways.push_back(script(way.source, way.function, handle));
+  const record::Ceiling ceiling = best(ways, units_per_call);
   session_.release_arguments(handle);
   return ceiling;
+}
+
+record::Ceiling CudaCeilingProbe::matmul(const std::string& math_dtype) {
+  const double flops = 2.0 * static_cast<double>(kMatmulSize) * kMatmulSize * kMatmulSize;
+  return best_of_scripts({{"kind", "matmul"}, {"n", kMatmulSize}, {"dtype", math_dtype}},
+                         {{"cuBLAS (torch.matmul)", "cublas_matmul"},
+                          {"Triton tensor-core matmul", "triton_matmul"}},
+                         flops);
 }
 
 record::Ceiling CudaCeilingProbe::read() {
-  const int handle = session_.make_arguments({{"kind", "stream"}, {"bytes", kStreamBytes}});
-  const record::Ceiling ceiling = best({script("torch.sum", "torch_sum", handle),
-                                        script("Triton streaming read", "triton_read", handle)},
-                                       static_cast<double>(kStreamBytes));
-  session_.release_arguments(handle);
-  return ceiling;
+  return best_of_scripts({{"kind", "stream"}, {"bytes", kStreamBytes}},
+                         {{"torch.sum", "torch_sum"}, {"Triton streaming read", "triton_read"}},
+                         static_cast<double>(kStreamBytes));
 }
 
 record::Ceiling CudaCeilingProbe::write() {
-  const int handle = session_.make_arguments({{"kind", "stream"}, {"bytes", kStreamBytes}});
-  const record::Ceiling ceiling = best({script("torch fill_", "torch_fill", handle),
-                                        script("Triton streaming store", "triton_write", handle)},
-                                       static_cast<double>(kStreamBytes));
-  session_.release_arguments(handle);
-  return ceiling;
+  return best_of_scripts({{"kind", "stream"}, {"bytes", kStreamBytes}},
+                         {{"torch fill_", "torch_fill"}, {"Triton streaming store", "triton_write"}},
+                         static_cast<double>(kStreamBytes));
 }
 
 record::Ceiling CudaCeilingProbe::copy() {
-  const int handle = session_.make_arguments({{"kind", "stream"}, {"bytes", kStreamBytes}});
   runtime::Buffer source(kStreamBytes, true);
   runtime::Buffer destination(kStreamBytes, true);
   source.fill(1, stream_.handle());
@@ -248,10 +248,8 @@ record::Ceiling CudaCeilingProbe::copy() {
                                                   true, stream_.handle());
                    }};
   // Each copy reads the buffer once and writes it once.
-  const record::Ceiling ceiling =
-      best({driver, script("torch copy_", "torch_copy", handle)}, 2.0 * kStreamBytes);
-  session_.release_arguments(handle);
-  return ceiling;
+  return best_of_scripts({{"kind", "stream"}, {"bytes", kStreamBytes}},
+                         {{"torch copy_", "torch_copy"}}, 2.0 * kStreamBytes, {driver});
 }
 
 int64_t CudaCeilingProbe::matmul_size() const { return kMatmulSize; }

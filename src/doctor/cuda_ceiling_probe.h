@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "doctor/ceiling_probe.h"
 #include "python/session.h"
 #include "runtime/cuda_context.h"
@@ -41,8 +43,15 @@ class CudaCeilingProbe : public CeilingProbe {
     std::string source;
     std::function<void()> call;
   };
+  struct ScriptWay {
+    const char* source;
+    const char* function;  // a probe of the script, called on the argument list of `inputs`
+  };
   // The highest rate of `ways`, each timed as the best of several repeats of back-to-back calls.
   record::Ceiling best(const std::vector<Way>& ways, double units_per_call);
+  // The same over `ways` and the script probes, on one argument list built from `inputs`.
+  record::Ceiling best_of_scripts(const nlohmann::json& inputs, const std::vector<ScriptWay>& scripts,
+                                  double units_per_call, std::vector<Way> ways = {});
   Way script(const std::string& source, const std::string& function, int handle);
 
   runtime::CudaContext context_;
