@@ -21,8 +21,11 @@
 #               baseline's code; the run's final selection must be the baseline
 #   report      `d2k report --format md` of the store
 #   failures    the GPU failure fixtures (crash, device hang, illegal address)
-#   exploits    the GPU exploit classes (tests/exploits/gpu_*/, the runtime audit's among them);
-#               each must get the verdict and reason its header declares
+#   exploits    the GPU exploit classes (tests/exploits/gpu_*/, Python and CUDA C++, the runtime
+#               audit's among them); each must get the verdict and reason its header declares
+#   muon-exploits  the Muon task's exploits (tests/exploits/muon_orthogonalization/: fingerprint,
+#               pointer and back-to-back caches, side stream) on its first workload, and the
+#               CUDA C++ baseline they wrap, which must pass
 #   repeat      $REPEATS (default 5) independent evaluations of the Muon baseline
 #   sanitize    compute-sanitizer memcheck and racecheck of the sampling expert (its inter-CTA
 #               flags, bulk copies and barriers) on b64 (wide rows) and b128 (top-k and flagged
@@ -230,41 +233,60 @@ step_failures() {
   done
 }
 
+# run_exploits FOLDER TASK CONTROL [EVAL ARGS...]: every .py and .cu candidate of FOLDER against
+# TASK, then the legitimate CONTROL, which must pass the runtime audit too; each must get the
+# verdict and reason its header declares (a file without one must pass).
+run_exploits() {
+  local folder=$1 task=$2 control=$3 solution name
+  shift 3
+  for solution in "$folder"*.py "$folder"*.cu "$control"; do
+    [ -f "$solution" ] || continue
+    name=$(basename "$folder")_$(basename "${solution%.*}")
+    record "gpu_exploit_$name" "$task" --solution "$solution" "$@"
+    python3 - "$RECORDS/gpu_exploit_$name.json" "$solution" <<'PY' || failures=$((failures + 1))
+import json, re, sys
+record, header = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+verdict = re.search(r"expect-verdict:\s*(\S+)", header)
+verdict = verdict.group(1) if verdict else "passed"
+reason = re.search(r"expect-reason:\s*(\S+)", header)
+print(f"  sandbox: {record.get('sandbox', '')}")
+for w in record["workloads"]:
+    for name, audit in (("audit", w.get("audit") or {}), ("timed audit", w.get("timed_audit") or {})):
+        if audit.get("unavailable"):
+            print(f"  {name} {w['workload']}: not audited: {audit['unavailable']}")
+        elif audit:
+            kernels = audit.get("kernels", [])
+            streams = sorted({k["stream"] for k in kernels} | {t["stream"] for t in audit.get("transfers", [])})
+            print(f"  {name} {w['workload']}: {audit.get('calls', 1)} calls, {len(kernels)} kernels"
+                  f" ({sum(k['duration_s'] for k in kernels) * 1e3:.3f} ms), {len(audit.get('transfers', []))} transfers,"
+                  f" {len(audit.get('synchronizations', []))} synchronizations, streams {streams}"
+                  f" (harness {audit.get('harness_stream')}), peak aux {audit.get('peak_aux_bytes')} bytes;"
+                  f" {audit.get('tracer', '')}")
+            for k in kernels[:4]:
+                print(f"    {k['name'][:110]}")
+bad = [w for w in record["workloads"] if w["verdict"] != verdict
+       or (reason and w["reason_code"] != reason.group(1))]
+print(f"  expected {verdict}{' / ' + reason.group(1) if reason else ''}: {'FAILED' if bad else 'ok'}")
+sys.exit(1 if bad else 0)
+PY
+  done
+}
+
 step_exploits() {
   step "GPU exploit classes: each gets its header's verdict; a legitimate Triton kernel passes"
   # tests/exploits/<task>/ runs against tests/fixtures/tasks/<task>. The legitimate Triton kernel
   # goes last for each task and must pass the runtime audit too (it keeps gpu_scale_add_custom's
   # rules: its own kernel, nothing allocated but the output).
   for folder in tests/exploits/gpu_*/; do
-    local task=tests/fixtures/tasks/$(basename "$folder")
-    for solution in "$folder"*.py tests/fixtures/solutions/gpu_scale_add/triton_kernel.py; do
-      name=$(basename "$folder")_$(basename "$solution" .py)
-      record "gpu_exploit_$name" "$task" --solution "$solution"
-      python3 - "$RECORDS/gpu_exploit_$name.json" "$solution" <<'PY' || failures=$((failures + 1))
-import json, re, sys
-record, header = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
-verdict = re.search(r"expect-verdict:\s*(\S+)", header).group(1)
-reason = re.search(r"expect-reason:\s*(\S+)", header)
-print(f"  sandbox: {record.get('sandbox', '')}")
-for w in record["workloads"]:
-    audit = w.get("audit") or {}
-    if audit.get("unavailable"):
-        print(f"  audit {w['workload']}: not audited: {audit['unavailable']}")
-    elif audit:
-        kernels = audit.get("kernels", [])
-        streams = sorted({k["stream"] for k in kernels} | {t["stream"] for t in audit.get("transfers", [])})
-        print(f"  audit {w['workload']}: {len(kernels)} kernels, {len(audit.get('transfers', []))} transfers,"
-              f" streams {streams} (harness {audit.get('harness_stream')}),"
-              f" peak aux {audit.get('peak_aux_bytes')} bytes; {audit.get('tracer', '')}")
-        for k in kernels[:4]:
-            print(f"    {k['name'][:110]}")
-bad = [w for w in record["workloads"] if w["verdict"] != verdict
-       or (reason and w["reason_code"] != reason.group(1))]
-print(f"  expected {verdict}{' / ' + reason.group(1) if reason else ''}: {'FAILED' if bad else 'ok'}")
-sys.exit(1 if bad else 0)
-PY
-    done
+    run_exploits "$folder" "tests/fixtures/tasks/$(basename "$folder")" \
+      tests/fixtures/solutions/gpu_scale_add/triton_kernel.py
   done
+}
+
+step_muon_exploits() {
+  step "Muon exploit classes on $first_workload; the CUDA C++ baseline they wrap passes"
+  run_exploits tests/exploits/muon_orthogonalization/ muon_orthogonalization "$cuda_solution" \
+    --workload "$first_workload"
 }
 
 step_repeat() {
@@ -339,7 +361,7 @@ for name in "$@"; do
   esac
   base=${name%@*}
   case ${base%%=*} in
-    sandbox|tests|muon|overhead|floor|doctor|cuda|cuda-cache|agent|report|failures|exploits|repeat|sanitize|smoke|suite) ;;
+    sandbox|tests|muon|overhead|floor|doctor|cuda|cuda-cache|agent|report|failures|exploits|muon-exploits|repeat|sanitize|smoke|suite) ;;
     *) echo "unknown step: $name (see the header of $0)"; exit 2 ;;
   esac
   if [[ $name == *@* ]]; then lanes[${name##*@}]+="$base "; else requested+=("$base"); fi

@@ -16,6 +16,9 @@ export D2K_REQUIRE_MCP_CLIENT=1
 export D2K_REQUIRE_AGENT_CLIENTS=1
 # Chromium (installed above) checks the HTML report; without it those tests would only skip.
 export D2K_REQUIRE_CHROMIUM=1
+# The CUDA toolkit's nvcc builds every native exploit and the tasks' CUDA C++ candidates; in CI
+# those tests must not skip.
+export D2K_REQUIRE_NVCC=1
 tools/build.sh
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 600

@@ -27,6 +27,14 @@ std::string memcpy_kind_name(uint8_t kind) {
   return kind < kNames.size() ? kNames[kind] : "unknown";
 }
 
+std::string synchronization_kind_name(uint32_t type) {
+  // CUpti_ActivitySynchronizationType's values, 1 to 4, in order.
+  static constexpr std::array<const char*, 5> kNames{"unknown", "event_synchronize",
+                                                     "stream_wait_event", "stream_synchronize",
+                                                     "context_synchronize"};
+  return type < kNames.size() ? kNames[type] : "unknown";
+}
+
 #ifdef D2K_HAVE_CUPTI
 
 void ActivityCollector::add(const CUpti_Activity& record) {
@@ -68,16 +76,31 @@ void ActivityCollector::add(const CUpti_Activity& record) {
       }
       break;
     }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto& s = reinterpret_cast<const CUpti_ActivitySynchronization2&>(record);
+      // A query that found the work unfinished returns an error and did not wait.
+      if (s.returnValue != 0) break;
+      Synchronization entry{s.start, {synchronization_kind_name(s.type), std::nullopt}};
+      if (s.streamId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) entry.sync.stream = s.streamId;
+      synchronizations_.push_back(std::move(entry));
+      break;
+    }
     default: break;
   }
 }
 
-ActivityTrace ActivityCollector::finish(uint32_t harness_device, uint64_t harness_stream) const {
+ActivityTrace ActivityCollector::finish(uint32_t harness_device, uint64_t harness_stream,
+                                        std::optional<uint64_t> call_returned) const {
   ActivityTrace trace;
   trace.audit.harness_device = harness_device;
   trace.audit.harness_stream = harness_stream;
   trace.audit.kernels = kernels_;
   trace.audit.transfers = transfers_;
+  if (call_returned) {
+    for (const Synchronization& entry : synchronizations_) {
+      if (entry.start < *call_returned) trace.audit.synchronizations.push_back(entry.sync);
+    }
+  }
   // Buffers arrive per stream, not in time order; the peak needs the events in time order. A
   // free of memory allocated before the trace lowers the running sum below zero, which is right:
   // the call gave memory back.

@@ -14,6 +14,15 @@ TEST(DemangleTest, ReadsCppNamesAndLeavesOthersAsTheyAre) {
   EXPECT_EQ(demangle(nullptr), "");
 }
 
+TEST(SynchronizationKindTest, NamesEveryTypeAndUnknownOnes) {
+  EXPECT_EQ(synchronization_kind_name(1), "event_synchronize");
+  EXPECT_EQ(synchronization_kind_name(2), "stream_wait_event");
+  EXPECT_EQ(synchronization_kind_name(3), "stream_synchronize");
+  EXPECT_EQ(synchronization_kind_name(4), "context_synchronize");
+  EXPECT_EQ(synchronization_kind_name(0), "unknown");
+  EXPECT_EQ(synchronization_kind_name(0x7fffffff), "unknown");
+}
+
 TEST(MemcpyKindTest, NamesEveryKindAndUnknownOnes) {
   EXPECT_EQ(memcpy_kind_name(1), "HtoD");
   EXPECT_EQ(memcpy_kind_name(2), "DtoH");
@@ -86,16 +95,21 @@ CUpti_ActivityMemory4 memory(CUpti_ActivityMemoryOperationType operation, uint64
   return m;
 }
 
+CUpti_ActivityMemcpy6 memcpy_record(CUpti_ActivityMemcpyKind kind, uint64_t bytes,
+                                    uint32_t stream) {
+  CUpti_ActivityMemcpy6 copy{};
+  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  copy.copyKind = kind;
+  copy.bytes = bytes;
+  copy.deviceId = 0;
+  copy.streamId = stream;
+  return copy;
+}
+
 TEST(ActivityCollectorTest, ConvertsKernelsCopiesAndFills) {
   SyntheticBuffer buffer;
   buffer.add(kernel("_Z6gemm_kPKfS0_Pfiii", 7, 1000, 251000));
-  CUpti_ActivityMemcpy6 copy{};
-  copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
-  copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
-  copy.bytes = 4096;
-  copy.deviceId = 0;
-  copy.streamId = 7;
-  buffer.add(copy);
+  buffer.add(memcpy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4096, 7));
   CUpti_ActivityMemset4 fill{};
   fill.kind = CUPTI_ACTIVITY_KIND_MEMSET;
   fill.bytes = 1 << 20;
@@ -105,7 +119,7 @@ TEST(ActivityCollectorTest, ConvertsKernelsCopiesAndFills) {
 
   ActivityCollector collector;
   collect_buffer(buffer.data(), buffer.size(), buffer.walker(), collector);
-  const ActivityTrace trace = collector.finish(0, 7);
+  const ActivityTrace trace = collector.finish(0, 7, std::nullopt);
 
   EXPECT_EQ(trace.audit.harness_device, 0u);
   EXPECT_EQ(trace.audit.harness_stream, 7u);
@@ -130,6 +144,49 @@ TEST(ActivityCollectorTest, ConvertsKernelsCopiesAndFills) {
   EXPECT_EQ(trace.peak_allocated_bytes, 0);
 }
 
+CUpti_ActivitySynchronization2 synchronization(CUpti_ActivitySynchronizationType type,
+                                               uint32_t stream, uint64_t start,
+                                               uint32_t return_value = 0) {
+  CUpti_ActivitySynchronization2 s{};
+  s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  s.type = type;
+  s.streamId = stream;
+  s.start = start;
+  s.end = start + 5;
+  s.returnValue = return_value;
+  return s;
+}
+
+// The fingerprint cache of docs/protocol.md: a 4-byte device-to-host copy and a stream
+// synchronize inside the call, then the harness's own context synchronize after it returned.
+TEST(ActivityCollectorTest, KeepsTheCallsOwnSynchronizationsAndDropsTheHarnesss) {
+  SyntheticBuffer buffer;
+  buffer.add(kernel("fingerprint_kernel", 7, 100, 120));
+  buffer.add(memcpy_record(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4, 7));
+  buffer.add(synchronization(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 7, 130));
+  buffer.add(synchronization(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE,
+                             CUPTI_SYNCHRONIZATION_INVALID_VALUE, 140));
+  // A stream query that found work pending returns CUDA_ERROR_NOT_READY (600): no wait.
+  buffer.add(synchronization(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 7, 150, 600));
+  buffer.add(synchronization(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE,
+                             CUPTI_SYNCHRONIZATION_INVALID_VALUE, 200));
+  ActivityCollector collector;
+  collect_buffer(buffer.data(), buffer.size(), buffer.walker(), collector);
+
+  const ActivityTrace trace = collector.finish(0, 7, uint64_t{190});
+  ASSERT_EQ(trace.audit.synchronizations.size(), 2u);
+  EXPECT_EQ(trace.audit.synchronizations[0].kind, "stream_synchronize");
+  EXPECT_EQ(trace.audit.synchronizations[0].stream, 7u);
+  EXPECT_EQ(trace.audit.synchronizations[1].kind, "event_synchronize");
+  EXPECT_FALSE(trace.audit.synchronizations[1].stream.has_value());
+  ASSERT_EQ(trace.audit.transfers.size(), 1u);
+  EXPECT_EQ(trace.audit.transfers[0].kind, "DtoH");
+  EXPECT_EQ(trace.audit.transfers[0].bytes, 4u);
+
+  // Without the moment the call returned, the harness's wait cannot be told from the call's.
+  EXPECT_TRUE(collector.finish(0, 7, std::nullopt).audit.synchronizations.empty());
+}
+
 TEST(ActivityCollectorTest, TakesThePeakOfDeviceAllocationsInTimeOrder) {
   SyntheticBuffer buffer;
   // Out of time order, as buffers of different streams arrive: +64 MiB at t=10, +1 MiB at t=20,
@@ -142,7 +199,7 @@ TEST(ActivityCollectorTest, TakesThePeakOfDeviceAllocationsInTimeOrder) {
                     CUPTI_ACTIVITY_MEMORY_KIND_PINNED));
   ActivityCollector collector;
   collect_buffer(buffer.data(), buffer.size(), buffer.walker(), collector);
-  EXPECT_EQ(collector.finish(0, 7).peak_allocated_bytes, (64 << 20) + (1 << 20));
+  EXPECT_EQ(collector.finish(0, 7, std::nullopt).peak_allocated_bytes, (64 << 20) + (1 << 20));
 }
 
 TEST(ActivityCollectorTest, AFreeOfOlderMemoryDoesNotCountAsHeld) {
@@ -151,7 +208,7 @@ TEST(ActivityCollectorTest, AFreeOfOlderMemoryDoesNotCountAsHeld) {
   buffer.add(memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, 4 << 20, 6));
   ActivityCollector collector;
   collect_buffer(buffer.data(), buffer.size(), buffer.walker(), collector);
-  EXPECT_EQ(collector.finish(0, 7).peak_allocated_bytes, 0);
+  EXPECT_EQ(collector.finish(0, 7, std::nullopt).peak_allocated_bytes, 0);
 }
 
 TEST(ActivityCollectorTest, IgnoresKindsItDoesNotAudit) {
@@ -162,7 +219,7 @@ TEST(ActivityCollectorTest, IgnoresKindsItDoesNotAudit) {
   buffer.add(kernel("triton_poi_fused_add_0", 7, 0, 10));
   ActivityCollector collector;
   collect_buffer(buffer.data(), buffer.size(), buffer.walker(), collector);
-  const ActivityTrace trace = collector.finish(0, 7);
+  const ActivityTrace trace = collector.finish(0, 7, std::nullopt);
   ASSERT_EQ(trace.audit.kernels.size(), 1u);
   EXPECT_EQ(trace.audit.kernels[0].name, "triton_poi_fused_add_0");
   EXPECT_TRUE(trace.audit.transfers.empty());
@@ -186,7 +243,7 @@ TEST(ActivityCollectorTest, StreamIdsReachTheAuditAsCuptiNumbersThem) {
   buffer.add(kernel("elsewhere", 13, 0, 10));
   ActivityCollector collector;
   collect_buffer(buffer.data(), buffer.size(), buffer.walker(), collector);
-  const ActivityTrace trace = collector.finish(0, 7);
+  const ActivityTrace trace = collector.finish(0, 7, std::nullopt);
   EXPECT_EQ(trace.audit.kernels[1].stream, 13u);
   EXPECT_NE(trace.audit.kernels[1].stream, trace.audit.harness_stream);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // What the runtime audit needs from the device: a recording of everything one stretch of the
-// worker's run launched (kernels, copies, fills) and the device memory it allocated. CUPTI
-// provides it on a GPU (cupti_tracer.h); tests substitute their own tracer.
+// worker's run launched (kernels, copies, fills), the times the host waited for the device, and
+// the device memory it allocated. CUPTI provides it on a GPU (cupti_tracer.h).
 
 #include <cstdint>
 #include <stdexcept>
@@ -31,6 +31,10 @@ class ActivityTracer {
   virtual ~ActivityTracer() = default;
   // Begins recording. Throws TracerError.
   virtual void start() = 0;
+  // Marks the moment the traced call returned, before the harness waits for its work: host
+  // synchronizations from then on are the harness's, not the call's. A trace without the mark
+  // keeps no synchronization. Throws TracerError.
+  virtual void call_returned() = 0;
   // Ends recording and returns what ran since start(). The caller synchronizes the device first,
   // so every record is complete. Throws TracerError.
   virtual ActivityTrace stop() = 0;

@@ -27,17 +27,23 @@ std::vector<Entry> merged(const std::vector<Entry>& entries, Key key, Merge merg
   return out;
 }
 
+size_t entries(const record::KernelAudit& audit) {
+  return audit.kernels.size() + audit.transfers.size() + audit.synchronizations.size();
+}
+
 }  // namespace
 
 record::KernelAudit fit_message(record::KernelAudit audit, size_t max_entries) {
-  if (audit.kernels.size() + audit.transfers.size() <= max_entries) return audit;
-  const size_t launches = audit.kernels.size();
+  if (entries(audit) <= max_entries) return audit;
+  uint64_t launches = 0;
+  for (const record::AuditedKernel& kernel : audit.kernels) launches += kernel.launches;
   if (!audit.kernels.empty()) {
     audit.kernels = merged(
         audit.kernels,
         [](const record::AuditedKernel& k) { return std::make_tuple(k.name, k.device, k.stream); },
         [](record::AuditedKernel& into, const record::AuditedKernel& k) {
           into.duration_s += k.duration_s;
+          into.launches += k.launches;
         });
   }
   if (!audit.transfers.empty()) {
@@ -50,7 +56,13 @@ record::KernelAudit fit_message(record::KernelAudit audit, size_t max_entries) {
           into.bytes += t.bytes;
         });
   }
-  if (audit.kernels.size() + audit.transfers.size() > max_entries) {
+  if (!audit.synchronizations.empty()) {
+    audit.synchronizations = merged(
+        audit.synchronizations,
+        [](const record::AuditedSync& s) { return std::make_tuple(s.kind, s.stream); },
+        [](record::AuditedSync&, const record::AuditedSync&) {});
+  }
+  if (entries(audit) > max_entries) {
     record::KernelAudit too_large;
     too_large.tracer = audit.tracer;
     too_large.unavailable = fmt::format(

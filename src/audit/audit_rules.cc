@@ -1,6 +1,8 @@
 #include "audit/audit_rules.h"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -30,6 +32,81 @@ record::Finding finding(const std::string& reason_code, std::string message,
 std::string describe(const record::AuditedTransfer& transfer) {
   return fmt::format("{}{}{} of {} bytes", transfer.operation, transfer.kind.empty() ? "" : " ",
                      transfer.kind, transfer.bytes);
+}
+
+// A copy whose destination is host memory.
+bool reaches_the_host(const record::AuditedTransfer& transfer) {
+  return transfer.operation == "memcpy" && (transfer.kind == "DtoH" || transfer.kind == "AtoH");
+}
+
+// A synchronize API that blocks the host until device work finishes (a stream waiting for an
+// event blocks only the device).
+bool blocks_the_host(const record::AuditedSync& sync) {
+  return sync.kind == "stream_synchronize" || sync.kind == "event_synchronize" ||
+         sync.kind == "context_synchronize";
+}
+
+std::string describe(const record::AuditedSync& sync) {
+  return sync.stream ? fmt::format("{} of stream {}", sync.kind, *sync.stream) : sync.kind;
+}
+
+std::string seconds(double s) {
+  return s >= 1e-3 ? fmt::format("{:.3f} ms", s * 1e3) : fmt::format("{:.1f} us", s * 1e6);
+}
+
+double kernel_seconds(const record::KernelAudit& audit) {
+  double total = 0.0;
+  for (const record::AuditedKernel& kernel : audit.kernels) total += kernel.duration_s;
+  return total;
+}
+
+uint64_t launches(const record::KernelAudit& audit) {
+  uint64_t total = 0;
+  for (const record::AuditedKernel& kernel : audit.kernels) total += kernel.launches;
+  return total;
+}
+
+// Kernel time per call of the trace.
+double kernel_seconds_per_call(const record::KernelAudit& audit) {
+  return kernel_seconds(audit) / std::max<uint32_t>(audit.calls, 1);
+}
+
+// One trace's side of the work comparison: its totals, then its kernels grouped by name (longest
+// total first), then, for the trace on timed inputs, what it copied or filled.
+void add_call_evidence(std::vector<std::string>& evidence, std::string_view call,
+                       const record::KernelAudit& audit, bool with_transfers) {
+  const uint64_t count = launches(audit);
+  std::string totals = fmt::format("{}: {} kernel launch{}, {} of kernel time", call, count,
+                                   count == 1 ? "" : "es", seconds(kernel_seconds(audit)));
+  if (audit.calls > 1) {
+    totals = fmt::format("{} in {} back-to-back calls ({} per call)", totals, audit.calls,
+                         seconds(kernel_seconds_per_call(audit)));
+  }
+  evidence.push_back(std::move(totals));
+  struct Group {
+    uint64_t launches = 0;
+    double seconds = 0.0;
+  };
+  std::map<std::string, Group> groups;
+  for (const record::AuditedKernel& kernel : audit.kernels) {
+    Group& group = groups[kernel.name];
+    group.launches += kernel.launches;
+    group.seconds += kernel.duration_s;
+  }
+  std::vector<std::pair<std::string, Group>> ordered(groups.begin(), groups.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    return a.second.seconds > b.second.seconds;
+  });
+  for (size_t i = 0; i < ordered.size() && i < kEvidenceLimit; ++i) {
+    evidence.push_back(fmt::format("{}: {} x{}, {}", call, ordered[i].first,
+                                   ordered[i].second.launches, seconds(ordered[i].second.seconds)));
+  }
+  if (!with_transfers) return;
+  std::vector<std::string> transfers;
+  for (const record::AuditedTransfer& transfer : audit.transfers) {
+    add_evidence(transfers, fmt::format("{}: {}", call, describe(transfer)));
+  }
+  evidence.insert(evidence.end(), transfers.begin(), transfers.end());
 }
 
 }  // namespace
@@ -63,6 +140,17 @@ std::vector<record::Finding> audit_findings(const record::KernelAudit& audit,
     } else if (transfer.stream != audit.harness_stream) {
       add_evidence(side_stream, fmt::format("{} on stream {}", describe(transfer), transfer.stream));
     }
+  }
+
+  std::vector<std::string> host_round_trips;
+  for (const record::AuditedTransfer& transfer : audit.transfers) {
+    if (reaches_the_host(transfer)) {
+      add_evidence(host_round_trips,
+                   fmt::format("{} on stream {}", describe(transfer), transfer.stream));
+    }
+  }
+  for (const record::AuditedSync& sync : audit.synchronizations) {
+    if (blocks_the_host(sync)) add_evidence(host_round_trips, describe(sync));
   }
 
   std::vector<record::Finding> findings;
@@ -112,6 +200,14 @@ std::vector<record::Finding> audit_findings(const record::KernelAudit& audit,
         fmt::format("work ran on a device other than the evaluated device {}", audit.harness_device),
         other_device));
   }
+  if (!policy.host_sync_allowed && !host_round_trips.empty()) {
+    findings.push_back(finding(
+        "host_sync",
+        "the call copied device memory to the host or waited for the device before returning; "
+        "this task needs no host decision, and a round trip lets a call pick its work by values "
+        "it read back",
+        host_round_trips));
+  }
   if (policy.peak_aux_bytes_limit && audit.peak_aux_bytes &&
       *audit.peak_aux_bytes > *policy.peak_aux_bytes_limit) {
     findings.push_back(finding(
@@ -122,6 +218,42 @@ std::vector<record::Finding> audit_findings(const record::KernelAudit& audit,
         {}));
   }
   return findings;
+}
+
+std::vector<record::Finding> work_findings(const record::KernelAudit& fresh,
+                                           const record::KernelAudit& timed_inputs,
+                                           const AuditPolicy& policy) {
+  if (!fresh.unavailable.empty() || !timed_inputs.unavailable.empty()) return {};
+  const double fresh_s = kernel_seconds_per_call(fresh);
+  const double timed_s = kernel_seconds_per_call(timed_inputs);
+  if (fresh_s <= 0.0 || timed_s >= policy.min_timed_input_work_share * fresh_s) return {};
+  std::vector<std::string> evidence;
+  add_call_evidence(evidence, "fresh inputs", fresh, false);
+  add_call_evidence(evidence, "timed inputs", timed_inputs, true);
+  return {finding(
+      "cached_work",
+      fmt::format("on input sets the timed calls had used, a call ran {} of kernel time, "
+                  "{:.1f}% of the {} it ran on fresh inputs; a call that does the work needs at "
+                  "least {:.0f}%",
+                  seconds(timed_s), 100.0 * timed_s / fresh_s, seconds(fresh_s),
+                  100.0 * policy.min_timed_input_work_share),
+      std::move(evidence))};
+}
+
+std::vector<record::Finding> traced_call_findings(
+    const record::KernelAudit& fresh, const std::optional<record::KernelAudit>& timed_inputs,
+    const AuditPolicy& policy) {
+  if (!fresh.unavailable.empty()) return {};
+  std::vector<record::Finding> found = audit_findings(fresh, policy);
+  if (!timed_inputs || !timed_inputs->unavailable.empty()) return found;
+  for (record::Finding& finding : work_findings(fresh, *timed_inputs, policy)) {
+    found.push_back(std::move(finding));
+  }
+  for (record::Finding& finding : audit_findings(*timed_inputs, policy)) {
+    finding.message = "on a timed input set: " + finding.message;
+    found.push_back(std::move(finding));
+  }
+  return found;
 }
 
 }  // namespace d2k::audit

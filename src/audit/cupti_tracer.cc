@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -122,9 +123,9 @@ const LoadedCupti& cupti() {
 }
 
 // What CuptiTracer records.
-constexpr std::array<CUpti_ActivityKind, 4> kKinds{
+constexpr std::array<CUpti_ActivityKind, 5> kKinds{
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_MEMORY2};
+    CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
 constexpr size_t kBufferBytes = size_t{8} << 20;
 
@@ -198,6 +199,7 @@ class CuptiTracer : public ActivityTracer {
       g_error.clear();
     }
     recording_ = true;
+    call_returned_.reset();
     for (const CUpti_ActivityKind kind : kKinds) {
       check(api_.cuptiActivityEnable(kind), "cuptiActivityEnable");
     }
@@ -205,6 +207,12 @@ class CuptiTracer : public ActivityTracer {
     uint32_t stream_id = 0;
     check(api_.cuptiGetStreamIdEx(nullptr, stream_, 0, &stream_id), "cuptiGetStreamIdEx");
     harness_stream_id_ = stream_id;
+  }
+
+  void call_returned() override {
+    uint64_t now = 0;
+    check(api_.cuptiGetTimestamp(&now), "cuptiGetTimestamp");
+    call_returned_ = now;
   }
 
   ActivityTrace stop() override {
@@ -227,7 +235,7 @@ class CuptiTracer : public ActivityTracer {
       throw TracerError(fmt::format("CUPTI dropped {} activity records; the trace is incomplete",
                                     dropped));
     }
-    ActivityTrace trace = collector_.finish(device_, harness_stream_id_);
+    ActivityTrace trace = collector_.finish(device_, harness_stream_id_, call_returned_);
     trace.audit.tracer = api_.description;
     return trace;
   }
@@ -237,6 +245,7 @@ class CuptiTracer : public ActivityTracer {
   CUstream stream_;
   uint32_t device_;
   uint64_t harness_stream_id_ = 0;
+  std::optional<uint64_t> call_returned_;  // CUPTI's clock
   bool recording_ = false;
   ActivityCollector collector_;
 };

@@ -23,6 +23,7 @@ AuditPolicy audit_policy(const task::ImplementationRules& rules,
     policy.custom_kernels_required = true;
   }
   policy.peak_aux_bytes_limit = peak_aux_bytes_limit;
+  policy.host_sync_allowed = !rules.host_sync_reason.empty();
   return policy;
 }
 

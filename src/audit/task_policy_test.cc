@@ -1,5 +1,7 @@
 #include "audit/task_policy.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 namespace d2k::audit {
@@ -19,6 +21,7 @@ TEST(TaskPolicyTest, TheDefaultRulesForbidLibraryComputeOnly) {
   EXPECT_FALSE(policy.aten_compute_forbidden);
   EXPECT_FALSE(policy.custom_kernels_required);
   EXPECT_FALSE(policy.peak_aux_bytes_limit.has_value());
+  EXPECT_FALSE(policy.host_sync_allowed);
 }
 
 TEST(TaskPolicyTest, RequiredCustomKernelsSetAllThreeFlags) {
@@ -46,6 +49,24 @@ TEST(TaskPolicyTest, OtherLibrariesAndNoneLeaveLibraryKernelsAllowed) {
   EXPECT_FALSE(policy.library_compute_forbidden);
   EXPECT_FALSE(policy.aten_compute_forbidden);
   EXPECT_FALSE(policy.custom_kernels_required);
+}
+
+TEST(TaskPolicyTest, AStatedReasonAllowsHostRoundTrips) {
+  task::ImplementationRules rules = task::default_implementation_rules();
+  rules.host_sync_reason = "the per-expert counts size the launches";
+  EXPECT_TRUE(audit_policy(rules, std::nullopt).host_sync_allowed);
+}
+
+// fused_moe's contract allows a host round trip (its baseline reads the routing counts back);
+// no other task of the repository does.
+TEST(TaskPolicyTest, OnlyTheMoeTaskOfTheRepositoryAllowsHostRoundTrips) {
+  const std::filesystem::path tasks = std::filesystem::path(D2K_SOURCE_DIR) / "tasks";
+  for (const auto& entry : std::filesystem::directory_iterator(tasks)) {
+    const auto file = entry.path() / "implementation_requirements.yaml";
+    if (!std::filesystem::exists(file)) continue;
+    const AuditPolicy policy = audit_policy(task::read_implementation_rules(file), std::nullopt);
+    EXPECT_EQ(policy.host_sync_allowed, entry.path().filename() == "fused_moe") << entry.path();
+  }
 }
 
 TEST(TaskPolicyTest, CarriesTheWorkloadsPeakBound) {

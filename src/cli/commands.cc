@@ -17,6 +17,7 @@ const std::vector<Command>& commands() {
       {"doctor", "check the toolchain and measure the device's speed-of-light ceilings",
        define_doctor},
       {"timing-methods", "list the timing methods", define_timing_methods},
+      {"reason-codes", "list every reason code with its verdict (Markdown)", define_reason_codes},
       {"agent", "run a coding agent on a task through the MCP tools", define_agent},
       {"mcp", "serve the agent tools over MCP (stdio)", define_mcp},
       {"worker", "internal: run one evaluation worker", define_worker},

@@ -19,6 +19,7 @@ std::function<int()> define_judge(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_report(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_doctor(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_timing_methods(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_reason_codes(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_worker(CLI::App& app, const GlobalOptions& global);

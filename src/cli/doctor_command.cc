@@ -25,14 +25,31 @@ std::string render(const doctor::Checkup& checkup, const std::optional<int64_t>&
                      "light (%SOL)\n",
                      checkup.no_ceilings_reason);
   }
-  out += fmt::format("\nceilings of {}\n", checkup.environment.device_name);
-  for (const auto& [dtype, flops] : checkup.ceilings->matmul_flops_per_s) {
-    out += fmt::format("  {:<15} {:.1f} TFLOP/s ({}^3 matrix products)\n", dtype + " matmul",
-                       flops / 1e12, checkup.ceilings->matmul_size);
+  const record::DeviceCeilings& ceilings = *checkup.ceilings;
+  out += fmt::format("\nceilings of {} (measured: the best of each way tried)\n",
+                     checkup.environment.device_name);
+  for (const auto& [dtype, ceiling] : ceilings.matmul) {
+    out += fmt::format("  {:<15} {:7.1f} TFLOP/s  {} ({}^3 products)\n", dtype + " matmul",
+                       ceiling.rate / 1e12, ceiling.source, ceilings.matmul_size);
   }
-  out += fmt::format("  {:<15} {:.0f} GB/s (read + write, {} MiB device-to-device)\n", "copy",
-                     checkup.ceilings->copy_bytes_per_s / 1e9,
-                     checkup.ceilings->copy_bytes >> 20);
+  const auto stream = [&](const char* name, const record::Ceiling& ceiling, const char* what) {
+    out += fmt::format("  {:<15} {:7.0f} GB/s     {} ({}, {} MiB)\n", name, ceiling.rate / 1e9,
+                       ceiling.source, what, ceilings.stream_bytes >> 20);
+  };
+  stream("read", ceilings.read, "bytes read");
+  stream("write", ceilings.write, "bytes written");
+  stream("copy", ceilings.copy, "bytes read + written");
+  if (ceilings.datasheet_bandwidth) {
+    out += fmt::format("\nspeed-of-light bounds use the higher of these and the {}:\n",
+                       ceilings.datasheet_bandwidth->source);
+    for (const auto& [dtype, ceiling] : ceilings.datasheet_matmul) {
+      out += fmt::format("  {:<15} {:7.1f} TFLOP/s\n", dtype + " matmul", ceiling.rate / 1e12);
+    }
+    out += fmt::format("  {:<15} {:7.0f} GB/s\n", "bandwidth",
+                       ceilings.datasheet_bandwidth->rate / 1e9);
+  } else {
+    out += "\nno datasheet known for this device: bounds use the measured ceilings alone\n";
+  }
   if (stored) out += fmt::format("\nstored as ceilings {} in {}\n", *stored, store);
   return out;
 }
@@ -41,8 +58,8 @@ std::string render(const doctor::Checkup& checkup, const std::optional<int64_t>&
 
 std::function<int()> define_doctor(CLI::App& app, const GlobalOptions& global) {
   app.footer(
-      "Checks the toolchain, then measures the device's matrix and copy ceilings and stores them "
-      "for speed-of-light bounds. Exit status: 0 when ceilings were measured, 1 when none were "
+      "Checks the toolchain, then measures the device's matrix, read, write and copy ceilings "
+      "and stores them, with the device's datasheet peaks, for speed-of-light bounds. Exit status: 0 when ceilings were measured, 1 when none were "
       "(no usable CUDA device, or the measurement failed), 2 on a usage error.");
   auto flags = std::make_shared<DoctorFlags>();
   app.add_flag("--json", flags->json, "print the findings as JSON");

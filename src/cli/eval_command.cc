@@ -19,6 +19,10 @@ struct EvalFlags {
   std::string impl;
   std::string workload;
   std::string timing;
+  std::string cache;
+  std::string stopping;
+  uint64_t base_seed = 0;
+  bool quick = false;
   bool json = false;
   bool no_cache = false;
   bool no_store = false;
@@ -71,6 +75,20 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       ->excludes(solution);
   app.add_option("--workload", flags->workload, "only this workload label");
   app.add_option("--timing", flags->timing, "timing method instead of the task's (see `d2k timing-methods`)");
+  app.add_option("--cache", flags->cache,
+                 "cache policy instead of the task's: cold (inputs rotate so none is in L2 when a "
+                 "call starts) or hot (one input set, replayed)")
+      ->check(CLI::IsMember({"cold", "hot"}));
+  app.add_option("--stopping", flags->stopping,
+                 "stopping rule instead of the task's: fixed (the task's sample count) or noise "
+                 "(until the mean's relative standard error is below 0.5 %, at most 30 s)")
+      ->check(CLI::IsMember({"fixed", "noise"}));
+  auto* base_seed = app.add_option("--base-seed", flags->base_seed,
+                                   "the base seed of a stored evaluation, to run it again on the "
+                                   "same inputs (see `d2k results --id N`)");
+  app.add_flag("--quick", flags->quick,
+               "the task's small quick_workloads, correctness only, nothing timed: seconds, for "
+               "diagnosis; the record is marked quick and never scored");
   app.add_flag("--json", flags->json, "print the evaluation record as JSON");
   app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert again");
   app.add_flag("--no-store", flags->no_store, "do not save the result");
@@ -80,7 +98,7 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
                "compile a .cu/.cpp candidate (or find it in the build cache) and stop; needs no "
                "GPU. Exit 0 when it built, 1 on a compile error (the compiler's output follows)")
       ->needs(solution);
-  return [flags, &global] {
+  return [flags, &global, base_seed] {
     if (flags->solution.empty() && flags->impl.empty()) {
       throw std::runtime_error("give --solution FILE or --impl reference|baseline|expert");
     }
@@ -98,6 +116,10 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
     if (!flags->workload.empty()) options.workload = flags->workload;
     options.use_cache = !flags->no_cache;
     if (!flags->timing.empty()) options.timing_method = flags->timing;
+    if (!flags->cache.empty()) options.cache_policy = flags->cache;
+    if (!flags->stopping.empty()) options.stopping = flags->stopping;
+    if (*base_seed) options.base_seed = flags->base_seed;
+    options.quick = flags->quick;
     const bool tty = isatty(STDERR_FILENO);
     options.progress = [tty](const std::string& line) {
       std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());

@@ -2,27 +2,37 @@
 
 #include <stdexcept>
 
+#include "doctor/datasheet.h"
 #include "task/task.h"
 
 namespace d2k::doctor {
+namespace {
 
-record::DeviceCeilings measure_ceilings(CeilingProbe& probe) {
+record::Ceiling positive(record::Ceiling ceiling, const std::string& what) {
+  if (!(ceiling.rate > 0.0)) {
+    throw std::runtime_error("the " + what + " ceiling came out as " +
+                             std::to_string(ceiling.rate) + " (" + ceiling.source + ")");
+  }
+  return ceiling;
+}
+
+}  // namespace
+
+record::DeviceCeilings measure_ceilings(CeilingProbe& probe, const std::string& device_name) {
   record::DeviceCeilings ceilings;
   for (const std::string_view dtype : task::kMathDtypes) {
-    const double flops = probe.matmul_flops_per_s(std::string(dtype));
-    if (!(flops > 0.0)) {
-      throw std::runtime_error("the " + std::string(dtype) + " matrix ceiling came out as " +
-                               std::to_string(flops) + " flop/s");
-    }
-    ceilings.matmul_flops_per_s[std::string(dtype)] = flops;
+    const std::string name(dtype);
+    ceilings.matmul[name] = positive(probe.matmul(name), name + " matrix");
   }
-  ceilings.copy_bytes_per_s = probe.copy_bytes_per_s();
-  if (!(ceilings.copy_bytes_per_s > 0.0)) {
-    throw std::runtime_error("the copy bandwidth came out as " +
-                             std::to_string(ceilings.copy_bytes_per_s) + " bytes/s");
-  }
+  ceilings.read = positive(probe.read(), "read bandwidth");
+  ceilings.write = positive(probe.write(), "write bandwidth");
+  ceilings.copy = positive(probe.copy(), "copy bandwidth");
   ceilings.matmul_size = probe.matmul_size();
-  ceilings.copy_bytes = probe.copy_bytes();
+  ceilings.stream_bytes = probe.stream_bytes();
+  if (const auto sheet = datasheet_for(device_name)) {
+    ceilings.datasheet_matmul = sheet->matmul;
+    ceilings.datasheet_bandwidth = sheet->bandwidth;
+  }
   return ceilings;
 }
 

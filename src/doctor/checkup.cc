@@ -52,7 +52,7 @@ Checkup run_checkup() {
   if (!probe) return checkup;
   environment.device_name = probe->device_name();
   try {
-    checkup.ceilings = measure_ceilings(*probe);
+    checkup.ceilings = measure_ceilings(*probe, environment.device_name);
   } catch (const std::exception& error) {
     checkup.no_ceilings_reason = std::string("measuring the ceilings failed: ") + error.what();
   }

@@ -38,19 +38,19 @@ float half_to_float(uint16_t h) {
   return value;
 }
 
-double load_element(const std::byte* data, int64_t i, const std::string& dtype) {
-  const std::byte* p = data;
-  if (dtype == "float32") {
-    float v;
-    std::memcpy(&v, p + i * 4, 4);
-    return v;
+// Reads element i of a buffer of one dtype as a double; one instantiation per dtype, so the
+// comparison loop has no per-element dispatch.
+template <typename Stored>
+struct Plain {
+  static double load(const std::byte* p, int64_t i) {
+    Stored v;
+    std::memcpy(&v, p + i * sizeof(Stored), sizeof(Stored));
+    return static_cast<double>(v);
   }
-  if (dtype == "float64") {
-    double v;
-    std::memcpy(&v, p + i * 8, 8);
-    return v;
-  }
-  if (dtype == "bfloat16") {
+};
+
+struct BFloat16 {
+  static double load(const std::byte* p, int64_t i) {
     uint16_t h;
     std::memcpy(&h, p + i * 2, 2);
     const uint32_t bits = static_cast<uint32_t>(h) << 16;
@@ -58,29 +58,15 @@ double load_element(const std::byte* data, int64_t i, const std::string& dtype) 
     std::memcpy(&v, &bits, 4);
     return v;
   }
-  if (dtype == "float16") {
+};
+
+struct Float16 {
+  static double load(const std::byte* p, int64_t i) {
     uint16_t h;
     std::memcpy(&h, p + i * 2, 2);
     return half_to_float(h);
   }
-  if (dtype == "int64") {
-    int64_t v;
-    std::memcpy(&v, p + i * 8, 8);
-    return static_cast<double>(v);
-  }
-  if (dtype == "int32") {
-    int32_t v;
-    std::memcpy(&v, p + i * 4, 4);
-    return v;
-  }
-  if (dtype == "int16") {
-    int16_t v;
-    std::memcpy(&v, p + i * 2, 2);
-    return v;
-  }
-  if (dtype == "int8") return static_cast<double>(static_cast<int8_t>(p[i]));
-  return static_cast<double>(static_cast<uint8_t>(p[i]));  // uint8, bool
-}
+};
 
 struct Partial {
   double error_squared = 0.0;
@@ -95,19 +81,13 @@ bool same_class(double a, double b) {
   return a == b;  // infinities must match in sign
 }
 
-Partial compare_range(const std::byte* out, const std::byte* ref, const std::string& dtype,
-                      int64_t begin, int64_t end, double atol, double rtol) {
+template <typename Element>
+Partial compare_floats(const std::byte* out, const std::byte* ref, int64_t begin, int64_t end,
+                       double atol, double rtol) {
   Partial p;
-  const size_t size = dtype_size(dtype);
-  const bool exact = !is_floating(dtype);
   for (int64_t i = begin; i < end; ++i) {
-    if (exact) {
-      // Integers and booleans compare by their bits: a double cannot hold every int64.
-      if (std::memcmp(out + i * size, ref + i * size, size) != 0) ++p.mismatches;
-      continue;
-    }
-    const double o = load_element(out, i, dtype);
-    const double r = load_element(ref, i, dtype);
+    const double o = Element::load(out, i);
+    const double r = Element::load(ref, i);
     if (!std::isfinite(r)) {
       // Where the reference is NaN or Inf, the candidate must reproduce it.
       if (!same_class(o, r)) ++p.nonfinite;
@@ -122,6 +102,21 @@ Partial compare_range(const std::byte* out, const std::byte* ref, const std::str
     p.reference_squared += r * r;
     p.max_abs = std::max(p.max_abs, diff);
     if (diff > atol + rtol * std::abs(r)) ++p.mismatches;
+  }
+  return p;
+}
+
+Partial compare_range(const std::byte* out, const std::byte* ref, const std::string& dtype,
+                      int64_t begin, int64_t end, double atol, double rtol) {
+  if (dtype == "float32") return compare_floats<Plain<float>>(out, ref, begin, end, atol, rtol);
+  if (dtype == "float64") return compare_floats<Plain<double>>(out, ref, begin, end, atol, rtol);
+  if (dtype == "bfloat16") return compare_floats<BFloat16>(out, ref, begin, end, atol, rtol);
+  if (dtype == "float16") return compare_floats<Float16>(out, ref, begin, end, atol, rtol);
+  // Integers and booleans compare by their bits: a double cannot hold every int64.
+  Partial p;
+  const size_t size = dtype_size(dtype);
+  for (int64_t i = begin; i < end; ++i) {
+    if (std::memcmp(out + i * size, ref + i * size, size) != 0) ++p.mismatches;
   }
   return p;
 }

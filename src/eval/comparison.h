@@ -2,11 +2,16 @@
 
 #include <string>
 
-#include "eval/tensor_file.h"
+#include "protocol/tensor_file.h"
 #include "record/result.h"
 #include "task/task.h"
 
 namespace d2k::eval {
+
+using protocol::dtype_size;
+using protocol::is_floating;
+using protocol::MappedFile;
+using protocol::TensorFile;
 
 struct Comparison {
   record::OutputCheck check;

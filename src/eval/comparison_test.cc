@@ -14,7 +14,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "eval/tensor_file.h"
+#include "protocol/tensor_file.h"
 
 namespace d2k::eval {
 namespace {
@@ -56,7 +56,7 @@ class ComparisonTest : public ::testing::Test {
                     const std::vector<std::byte>& bytes, bool on_device = false) {
     TensorFile file{"out", dtype, std::move(shape), on_device,
                     dir_ / ("t" + std::to_string(counter_++) + ".bin")};
-    write_bytes(file.path, bytes);
+    protocol::write_bytes(file.path, bytes);
     return file;
   }
   TensorFile f32(const std::vector<float>& values) {

@@ -11,9 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "eval/tensor_file.h"
+#include "protocol/tensor_file.h"
 
 namespace d2k::eval {
+
+using protocol::dtype_size;
+using protocol::is_floating;
+using protocol::MappedFile;
+using protocol::TensorFile;
 
 // A view of one trial's target: row-major [rows, vocab] probabilities (float32 or float64) and
 // the support (uint8 or bool; nonzero where a correct sampler may return the token: the tokens

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <thread>
 
 #include <fmt/format.h>
@@ -14,11 +15,11 @@
 #include "eval/runtime_audit.h"
 #include "eval/speed_of_light_bound.h"
 #include "eval/trial_plan.h"
-#include "timing/method_registry.h"
-#include "eval/worker_job.h"
 #include "eval/worker_process.h"
+#include "eval/worker_session.h"
 #include "eval/workload_judge.h"
 #include "runtime/cuda_driver.h"
+#include "timing/method_registry.h"
 #include "util/hash.h"
 #include "util/text.h"
 #include "validity/candidate_check.h"
@@ -45,7 +46,7 @@ std::string cpu_model() {
   return "cpu";
 }
 
-// A scratch folder that disappears with the workload, tensors and logs included.
+// A scratch folder that disappears with the evaluation, tensors and logs included.
 class ScratchDir {
  public:
   explicit ScratchDir(const std::filesystem::path& root) {
@@ -82,66 +83,6 @@ void fill_environment(record::Environment& environment, const nlohmann::json& re
   if (reported.contains("device_name")) environment.device_name = reported.at("device_name");
 }
 
-// Limits for a worker: how long it may go without reporting, and how long in all.
-struct Limits {
-  double idle_seconds;
-  Clock::time_point deadline;
-};
-
-enum class Ending { done, failed, crashed, timed_out, workload_timed_out, rejected, cancelled };
-
-// How often a waiting orchestrator looks at its stop token.
-constexpr double kStopPollSeconds = 0.25;
-
-// Reads a worker's messages until it finishes, fails, dies or stalls, or `stop` is requested,
-// handing each message to `on_message`. A timing phase announces how long it expects to run; the
-// idle limit grows by that much while it lasts.
-Ending drive(WorkerProcess& worker, const Limits& limits, std::stop_token stop,
-             const std::function<void(const nlohmann::json&)>& on_message, std::string& detail) {
-  double idle_limit = limits.idle_seconds;
-  auto last_message = Clock::now();
-  while (true) {
-    if (stop.stop_requested()) {
-      worker.kill();
-      detail = "the evaluation was cancelled";
-      return Ending::cancelled;
-    }
-    const auto now = Clock::now();
-    const double left_overall = std::chrono::duration<double>(limits.deadline - now).count();
-    const double left_idle =
-        idle_limit - std::chrono::duration<double>(now - last_message).count();
-    if (left_overall <= 0.0 || left_idle <= 0.0) {
-      worker.kill();
-      if (left_overall <= left_idle) {
-        detail = "the workload exceeded its overall time limit";
-        return Ending::workload_timed_out;
-      }
-      detail = fmt::format("no progress for {:.0f} s (call time limit)", idle_limit);
-      return Ending::timed_out;
-    }
-    const double wait = std::min({left_idle, left_overall, kStopPollSeconds});
-    nlohmann::json message;
-    const auto status = worker.channel().receive(
-        message, std::chrono::milliseconds(static_cast<long long>(std::ceil(wait * 1000))));
-    if (status == Channel::Status::timed_out) continue;
-    if (status == Channel::Status::closed) return Ending::crashed;
-    if (status == Channel::Status::rejected) {
-      worker.kill();
-      detail = message.value("reason", "");
-      return Ending::rejected;
-    }
-    const std::string event = message.value("event", "");
-    last_message = Clock::now();
-    idle_limit = limits.idle_seconds;
-    if (event == "progress" && message.value("phase", "") == "timing") {
-      idle_limit += 3.0 * message.value("expected_seconds", 0.0);
-    }
-    on_message(message);
-    if (event == "done") return Ending::done;
-    if (event == "failure") return Ending::failed;
-  }
-}
-
 // Every workload of a candidate that broke a rule: invalid, with the first finding's reason
 // code and all findings, with file and line, in the message.
 record::WorkloadResult invalid_by_findings(const std::string& label,
@@ -158,6 +99,25 @@ record::WorkloadResult invalid_by_findings(const std::string& label,
   }
   result.message = fmt::format("static check: {}", fmt::join(lines, "\n"));
   return result;
+}
+
+// A task with a distribution check: the reference worker reports targets and the candidate
+// worker makes the workload's fit-test draws (docs/protocol.md, "What is compared").
+void configure_distribution_check(const task::Task& task, const task::Workload& workload,
+                                  protocol::Workload& message) {
+  const auto& checks = task.evaluation.distribution_checks;
+  if (checks.empty()) return;
+  const auto& arguments = task.evaluation.arguments;
+  message.distribution_output = checks.front().output;
+  message.distribution_seed_index = static_cast<int>(
+      std::find(arguments.begin(), arguments.end(), checks.front().seed_argument) -
+      arguments.begin());
+  message.distribution_draws = workload.distribution_draws;
+}
+
+// Adds what a worker reported it spent per phase to the workload's breakdown.
+void add_phases(std::map<std::string, double>& phases, const protocol::Done& done) {
+  for (const auto& [phase, seconds] : done.phases) phases[phase] += seconds;
 }
 
 }  // namespace
@@ -196,8 +156,27 @@ std::string describe_device(task::Device device) {
 #endif
 }
 
+// The evaluation's two workers and the scratch folder they write to. The candidate sees only its
+// own subfolder, so it never meets a reference output, of this workload or the next.
+struct Evaluator::Workers {
+  ScratchDir scratch;
+  std::unique_ptr<WorkerSession> reference;
+  std::unique_ptr<WorkerSession> candidate;
+
+  explicit Workers(const std::filesystem::path& root) : scratch(root) {
+    for (const char* folder : {"reference", "candidate", "candidate/tmp", "candidate/triton"}) {
+      std::filesystem::create_directories(scratch.path() / folder);
+    }
+  }
+  ~Workers() {
+    if (candidate) candidate->close();
+    if (reference) reference->close();
+  }
+};
+
 Evaluator::Evaluator(const task::Task& task, store::Store* store, EvaluatorOptions options)
-    : task_(task), store_(store), options_(std::move(options)), base_seed_(random_base_seed()) {
+    : task_(task), store_(store), options_(std::move(options)),
+      base_seed_(options_.base_seed ? *options_.base_seed : random_base_seed()) {
   implementation_ = options_.kind == task::ImplKind::solution
                         ? std::filesystem::absolute(options_.solution)
                         : task_.implementation_file(options_.kind);
@@ -205,8 +184,18 @@ Evaluator::Evaluator(const task::Task& task, store::Store* store, EvaluatorOptio
     throw std::runtime_error("no implementation file " + implementation_.string());
   }
   language_ = candidate_language(task_, implementation_);
-  // Fail before any worker starts when the timing method is unknown.
+  // Fail before any worker starts when a timing option is unknown.
   timing::MethodRegistry::instance().create(timing_method());
+  if (const std::string policy = cache_policy(); policy != "cold" && policy != "hot") {
+    throw std::runtime_error("unknown cache policy '" + policy + "' (known: cold, hot)");
+  }
+  if (options_.stopping && *options_.stopping != "fixed" && *options_.stopping != "noise") {
+    throw std::runtime_error("unknown stopping rule '" + *options_.stopping +
+                             "' (known: fixed, noise)");
+  }
+  if (options_.quick && task_.quick_workloads.empty()) {
+    throw std::runtime_error("task " + task_.id + " declares no quick_workloads for --quick");
+  }
   if (options_.worker_binary.empty()) options_.worker_binary = current_executable();
   if (options_.scratch_root.empty()) options_.scratch_root = default_scratch_root();
 }
@@ -216,12 +205,11 @@ void Evaluator::note(const std::string& line) const {
 }
 
 std::string Evaluator::timing_method() const {
-  if (options_.timing_method) return *options_.timing_method;
-  const auto& spec = task_.evaluation;
-  if (options_.kind == task::ImplKind::reference && spec.reference_timing_method) {
-    return *spec.reference_timing_method;
-  }
-  return spec.timing_method;
+  return options_.timing_method ? *options_.timing_method : task_.evaluation.timing_method;
+}
+
+std::string Evaluator::cache_policy() const {
+  return options_.cache_policy ? *options_.cache_policy : task_.evaluation.cache_policy;
 }
 
 record::EvaluationResult Evaluator::run() {
@@ -231,6 +219,7 @@ record::EvaluationResult Evaluator::run() {
   result.impl_kind = task::to_string(options_.kind);
   result.impl_path = implementation_.string();
   result.impl_hash = util::hash_file(implementation_);
+  result.mode = options_.quick ? "quick" : "full";
   result.device = task::to_string(task_.evaluation.device);
   result.base_seed = base_seed_;
   result.environment.device_name = describe_device(task_.evaluation.device);
@@ -252,10 +241,13 @@ record::EvaluationResult Evaluator::run() {
     result.findings = validity::check_candidate(implementation_, language_, library_, task_.rules);
   }
   // A stored latency stands in only when it was measured the same way.
-  const bool cacheable = options_.use_cache && options_.kind != task::ImplKind::solution &&
-                         !options_.timing_method;
-  for (size_t i = 0; i < task_.workloads.size(); ++i) {
-    const auto& workload = task_.workloads[i];
+  const bool cacheable = options_.use_cache && !options_.quick &&
+                         options_.kind != task::ImplKind::solution && !options_.timing_method &&
+                         !options_.cache_policy && !options_.stopping && !options_.base_seed;
+  const auto& workloads = options_.quick ? task_.quick_workloads : task_.workloads;
+  std::unique_ptr<Workers> workers;
+  for (size_t i = 0; i < workloads.size(); ++i) {
+    const auto& workload = workloads[i];
     if (options_.workload && *options_.workload != workload.label) continue;
     if (options_.stop.stop_requested()) throw EvaluationCancelled();
     if (built && !built->ok) {
@@ -276,20 +268,23 @@ record::EvaluationResult Evaluator::run() {
                                              workload.label, result.impl_kind, result.impl_hash,
                                              record::kProtocolVersion});
       // Only a latency measured the way this task times now stands in.
-      if (cached && cached->latency && cached->latency->method == timing_method()) {
+      if (cached && cached->latency && cached->latency->method == timing_method() &&
+          cached->latency->cache_policy == cache_policy()) {
         cached->from_cache = true;
-        note(fmt::format("[{}/{}] {}: latency reused from the store", i + 1,
-                         task_.workloads.size(), workload.label));
+        note(fmt::format("[{}/{}] {}: latency reused from the store", i + 1, workloads.size(),
+                         workload.label));
         result.workloads.push_back(std::move(*cached));
         continue;
       }
     }
-    result.workloads.push_back(evaluate_workload(i, workload, result.environment));
+    if (!workers) workers = std::make_unique<Workers>(options_.scratch_root);
+    result.workloads.push_back(evaluate_workload(i, workload, *workers, result.environment));
   }
   if (result.workloads.empty() && options_.workload) {
     throw std::runtime_error("task " + task_.id + " has no workload '" + *options_.workload + "'");
   }
-  if (store_ != nullptr && task_.work_model) {
+  workers.reset();
+  if (store_ != nullptr && task_.work_model && !options_.quick) {
     // Recomputed for cached workloads too: the newest ceilings of this device apply.
     const auto ceilings = store_->latest_device_ceilings(result.environment.device_name);
     if (ceilings) attach_speed_of_light(task_, *ceilings, result);
@@ -350,7 +345,8 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
     policy.hidden.push_back(hidden);
   }
   if (!options_.store_path.empty()) policy.hide_database(options_.store_path);
-  // Other evaluations' scratch folders share the root; only this one stays visible.
+  // Other evaluations' scratch folders share the root, and the reference's outputs sit beside
+  // the candidate's folder; only the candidate's own folder stays visible.
   const auto root = std::filesystem::absolute(options_.scratch_root);
   if (root != root.root_path()) policy.hidden_except_writable.push_back(root);
   policy.writable.push_back(scratch);
@@ -361,145 +357,224 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
                      std::filesystem::absolute(options_.worker_binary).parent_path()};
   if (!library_.empty()) policy.readable.push_back(std::filesystem::absolute(library_));
   const double cores = std::max(1u, std::thread::hardware_concurrency());
-  policy.limits.cpu_seconds =
-      static_cast<rlim_t>(std::ceil(task_.evaluation.workload_timeout_seconds * cores));
+  // One worker serves every workload, so its CPU time may add up over all of them.
+  const auto& workloads = options_.quick ? task_.quick_workloads : task_.workloads;
+  policy.limits.cpu_seconds = static_cast<rlim_t>(
+      std::ceil(task_.evaluation.workload_timeout_seconds * cores * workloads.size()));
   policy.limits.file_bytes = rlim_t{16} << 30;  // far above any task's largest tensor file
   policy.limits.processes = 4096;               // threads count: BLAS and CUDA start many
   return policy;
 }
 
-// A task with a distribution check: the reference worker reports targets and the candidate
-// worker makes the workload's fit-test draws (docs/protocol.md, "What is compared").
-static void configure_distribution_check(const task::Task& task, const task::Workload& workload,
-                                         WorkerJob& job) {
-  const auto& checks = task.evaluation.distribution_checks;
-  if (checks.empty()) return;
-  const auto& arguments = task.evaluation.arguments;
-  job.distribution_output = checks.front().output;
-  job.distribution_seed_index = static_cast<int>(
-      std::find(arguments.begin(), arguments.end(), checks.front().seed_argument) -
-      arguments.begin());
-  job.distribution_draws = workload.distribution_draws;
+protocol::Setup Evaluator::worker_setup(protocol::WorkerRole role,
+                                        const std::filesystem::path& scratch) const {
+  const bool reference = role == protocol::WorkerRole::reference;
+  const auto& spec = task_.evaluation;
+  protocol::Setup setup;
+  setup.role = role;
+  setup.task_dir = std::filesystem::absolute(task_.dir);
+  setup.implementation =
+      reference ? task_.implementation_file(task::ImplKind::reference) : implementation_;
+  setup.language = task::to_string(reference ? task::Language::python : language_);
+  setup.library = reference ? std::filesystem::path() : library_;
+  setup.device = task::to_string(spec.device);
+  setup.arguments = spec.arguments;
+  setup.mutable_inputs = task_.input_rules.mutable_inputs;
+  setup.outputs = spec.outputs;
+  setup.timing_method = timing_method();
+  setup.timing.min_sample_seconds = spec.min_sample_seconds;
+  setup.timing.samples = spec.timing_samples;
+  setup.timing.stopping = options_.stopping ? *options_.stopping : spec.stopping;
+  setup.cache_policy = cache_policy();
+  setup.scratch = scratch;
+  // The reference defines the operator and is not audited; a CPU task has no device to trace.
+  setup.audit_calls = !reference && options_.kind != task::ImplKind::reference &&
+                      spec.device == task::Device::cuda;
+  return setup;
+}
+
+void Evaluator::start_workers(Workers& workers) {
+  if (!workers.reference) {
+    const auto scratch = workers.scratch.path() / "reference";
+    workers.reference = std::make_unique<WorkerSession>(
+        "reference", worker_setup(protocol::WorkerRole::reference, scratch), [this, &workers] {
+          return WorkerProcess::start(options_.worker_binary,
+                                      workers.scratch.path() / "reference.log");
+        });
+  }
+  if (!workers.candidate) {
+    const auto scratch = workers.scratch.path() / "candidate";
+    workers.candidate = std::make_unique<WorkerSession>(
+        "candidate", worker_setup(protocol::WorkerRole::candidate, scratch),
+        [this, scratch, &workers]() -> std::unique_ptr<WorkerProcess> {
+          const auto log = workers.scratch.path() / "candidate.log";
+          if (!options_.sandbox) {
+            sandbox_summary_ = "sandbox disabled (--no-sandbox)";
+            return WorkerProcess::start(options_.worker_binary, log);
+          }
+          // Temporary files and Triton's kernel cache go to the scratch folder, the one place
+          // the candidate may write; nothing it writes outlives the evaluation.
+          const sandbox::Policy policy = candidate_policy(scratch);
+          auto process = WorkerProcess::start(options_.worker_binary, log, &policy,
+                                              {{"TMPDIR", (scratch / "tmp").string()},
+                                               {"TRITON_CACHE_DIR", (scratch / "triton").string()},
+                                               {"TRITON_HOME", (scratch / "triton").string()}});
+          if (sandbox_summary_.empty()) sandbox_summary_ = process->sandbox_report().summary();
+          return process;
+        });
+  }
 }
 
 record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Workload& workload,
+                                                    Workers& workers,
                                                     record::Environment& environment) {
   const auto started = Clock::now();
   const auto& spec = task_.evaluation;
-  const std::string prefix = fmt::format("[{}/{}] {}", index + 1, task_.workloads.size(), workload.label);
-  const TrialPlan plan = make_trial_plan(base_seed_, static_cast<int>(index), spec.correctness_trials);
-  ScratchDir scratch(options_.scratch_root);
+  const auto& workloads = options_.quick ? task_.quick_workloads : task_.workloads;
+  const std::string prefix = fmt::format("[{}/{}] {}", index + 1, workloads.size(), workload.label);
+  const TrialPlan plan =
+      make_trial_plan(base_seed_, static_cast<int>(index), spec.correctness_trials);
+  const bool timed = !options_.quick;
 
-  WorkerJob job;
-  job.task_dir = std::filesystem::absolute(task_.dir);
-  job.device = task::to_string(spec.device);
-  job.config = task_.fixed_params;
-  for (const auto& [key, value] : workload.params.items()) job.config[key] = value;
-  job.arguments = spec.arguments;
-  job.mutable_inputs = task_.input_rules.mutable_inputs;
-  job.outputs = spec.outputs;
-  job.library = library_;
-  job.timing_method = timing_method();
-  job.timing.min_sample_seconds = spec.min_sample_seconds;
-  job.timing.samples = spec.timing_samples;
-  job.scratch = scratch.path();
-  RuntimeAudit runtime_audit = RuntimeAudit::for_workload(task_, workload, options_.kind);
-  job.audit_call = runtime_audit.traces();
-  configure_distribution_check(task_, workload, job);
-
-  // Trials before timing, the last timed call, and the fresh-values trial after timing.
-  WorkloadJudge judge(task_, workload.label, spec.correctness_trials + 2);
+  // Quick: the trials before timing. Full: those, the last timed call, and the after-timing trial.
+  const int expected_trials = spec.correctness_trials + (timed ? 2 : 0);
+  WorkloadJudge judge(task_, workload.label, expected_trials, timed);
   const Limits limits{spec.call_timeout_seconds,
                       started + std::chrono::milliseconds(
                                     static_cast<long long>(spec.workload_timeout_seconds * 1000))};
+  std::map<std::string, double> phases;
+  double irreducible_s = 0.0;
+  double compare_s = 0.0;
+  const auto judged = [&](auto&& step) {
+    const auto start = Clock::now();
+    step();
+    compare_s += seconds_since(start);
+  };
 
-  auto run_worker = [&](WorkerRole role, const std::function<void(const nlohmann::json&)>& handle) {
-    job.role = role;
-    job.implementation = role == WorkerRole::reference ? task_.implementation_file(task::ImplKind::reference)
-                                                       : implementation_;
-    job.language =
-        task::to_string(role == WorkerRole::reference ? task::Language::python : language_);
-    job.trials = plan.all();
-    const std::string name = role == WorkerRole::reference ? "reference" : "candidate";
-    std::unique_ptr<WorkerProcess> worker;
-    if (role == WorkerRole::candidate && options_.sandbox) {
-      // Temporary files and Triton's kernel cache go to the scratch folder, the one place the
-      // candidate may write; nothing it writes outlives the workload.
-      std::filesystem::create_directories(scratch.path() / "tmp");
-      std::filesystem::create_directories(scratch.path() / "triton");
-      const sandbox::Policy policy = candidate_policy(scratch.path());
-      worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"), &policy,
-                                    {{"TMPDIR", (scratch.path() / "tmp").string()},
-                                     {"TRITON_CACHE_DIR", (scratch.path() / "triton").string()},
-                                     {"TRITON_HOME", (scratch.path() / "triton").string()}});
-      if (sandbox_summary_.empty()) sandbox_summary_ = worker->sandbox_report().summary();
-    } else {
-      worker = WorkerProcess::start(options_.worker_binary, scratch.path() / (name + ".log"));
-      if (role == WorkerRole::candidate) sandbox_summary_ = "sandbox disabled (--no-sandbox)";
-    }
-    worker->channel().set_token(new_channel_token());
-    worker->channel().send(job);
-    std::string detail;
-    const Ending ending = drive(*worker, limits, options_.stop, handle, detail);
-    const ExitStatus status = worker->wait();
+  protocol::Workload message;
+  message.index = static_cast<int>(index);
+  message.label = workload.label;
+  message.config = task_.fixed_params;
+  for (const auto& [key, value] : workload.params.items()) message.config[key] = value;
+  message.time_calls = timed;
+  message.peak_aux_bytes = workload.peak_aux_bytes;
+  configure_distribution_check(task_, workload, message);
+
+  // A worker that did not end with Done or a Failure message: the workload's verdict says how.
+  const auto judge_ending = [&](WorkerSession& session, bool reference, Ending ending,
+                                const std::string& detail) {
+    const std::string name = reference ? "reference" : "candidate";
     if (ending == Ending::cancelled) throw EvaluationCancelled();
-    const bool reference = role == WorkerRole::reference;
     if (ending == Ending::timed_out || ending == Ending::workload_timed_out) {
       judge.fail(reference ? record::Verdict::harness_error : record::Verdict::timed_out,
                  reference ? "reference_timeout"
                  : ending == Ending::timed_out ? "call_timeout" : "workload_timeout",
-                 detail + "; worker log:\n" + worker->log_tail(kLogTail));
+                 detail + "; worker log:\n" + session.log_tail(kLogTail));
     } else if (ending == Ending::rejected) {
       judge.fail(reference ? record::Verdict::harness_error : record::Verdict::invalid,
                  "channel_forged", detail);
     } else if (ending == Ending::crashed) {
       judge.fail(reference ? record::Verdict::harness_error : record::Verdict::crashed,
                  reference ? "reference_crashed" : "worker_crashed",
-                 "the " + name + " worker " + status.describe() +
-                     " before reporting a result; worker log:\n" + worker->log_tail(kLogTail));
+                 "the " + name + " worker " + session.exit_status().describe() +
+                     " before reporting a result; worker log:\n" + session.log_tail(kLogTail));
     }
   };
 
+  start_workers(workers);
+  // The candidate worker loads (interpreter, PyTorch, the candidate) while the reference works.
+  workers.candidate->start();
   note(prefix + ": reference outputs");
-  run_worker(WorkerRole::reference, [&](const nlohmann::json& message) {
-    const std::string event = message.value("event", "");
-    if (event == "ready") fill_environment(environment, message.at("environment"));
-    if (event == "trial" && message.at("trial") == 0) {
-      // What a native candidate's outputs look like: the reference's, on every trial.
-      job.output_specs = message.at("outputs").get<std::vector<TensorFile>>();
-      for (auto& output : job.output_specs) output.path.clear();
-    }
-    if (event == "trial") judge.add_reference_trial(message);
-    if (event == "targets") judge.add_reference_targets(message);
-    if (event == "failure") {
-      judge.fail(record::Verdict::harness_error, "reference_failed", message.value("message", ""));
-    }
-  });
-  if (judge.failed()) return judge.finish(seconds_since(started));
+  message.trials = timed ? plan.all() : plan.before_timing;
+  std::string detail;
+  Ending ending = workers.reference->run(
+      message, limits, options_.stop,
+      [&](const nlohmann::json& received) {
+        const std::string event = protocol::event_of(received);
+        if (event == protocol::Ready::kEvent) {
+          fill_environment(environment, protocol::decode<protocol::Ready>(received).environment);
+        } else if (event == protocol::Trial::kEvent) {
+          const auto trial = protocol::decode<protocol::Trial>(received);
+          // What a native candidate's outputs look like: the reference's, on every trial.
+          if (trial.trial == 0) {
+            message.output_specs = trial.outputs;
+            for (auto& output : message.output_specs) output.path.clear();
+          }
+          judged([&] { judge.add_reference_trial(trial); });
+        } else if (event == protocol::Targets::kEvent) {
+          judged([&] { judge.add_reference_targets(protocol::decode<protocol::Targets>(received)); });
+        } else if (event == protocol::Failure::kEvent) {
+          judge.fail(record::Verdict::harness_error, "reference_failed",
+                     protocol::decode<protocol::Failure>(received).message);
+        } else if (event == protocol::Done::kEvent) {
+          const auto done = protocol::decode<protocol::Done>(received);
+          add_phases(phases, done);
+          irreducible_s += done.checked_call_seconds;
+        }
+      },
+      detail);
+  phases["start"] += workers.reference->start_seconds();
+  judge_ending(*workers.reference, true, ending, detail);
 
-  note(prefix + ": candidate trials");
-  std::optional<int64_t> workspace_bytes;
-  run_worker(WorkerRole::candidate, [&](const nlohmann::json& message) {
-    const std::string event = message.value("event", "");
-    if (event == "ready") fill_environment(environment, message.at("environment"));
-    if (event == "workspace") workspace_bytes = message.at("bytes").get<int64_t>();
-    if (event == "audit") runtime_audit.add_message(message);
-    if (event == "trial") judge.add_candidate_trial(message);
-    if (event == "draws") judge.add_candidate_draws(message);
-    if (event == "progress" && message.value("phase", "") == "draws" && message.value("done", 0) == 0) {
-      note(prefix + fmt::format(": {} distribution draws", workload.distribution_draws));
-    }
-    if (event == "progress" && message.value("phase", "") == "timing") note(prefix + ": timing");
-    if (event == "progress" && message.value("phase", "") == "audit") note(prefix + ": audit call");
-    if (event == "latency") judge.add_latency(message.at("latency").get<record::Latency>());
-    if (event == "failure") {
-      judge.fail(record::parse_verdict(message.value("verdict", "harness_error")),
-                 message.value("reason_code", ""), message.value("message", ""));
-    }
-  });
-  record::WorkloadResult result = judge.finish(seconds_since(started));
-  result.workspace_bytes = workspace_bytes;
+  RuntimeAudit runtime_audit = RuntimeAudit::for_workload(task_, workload, options_.kind);
+  if (!judge.failed()) {
+    note(prefix + ": candidate trials");
+    message.trials = timed ? plan.all() : plan.before_timing;
+    ending = workers.candidate->run(
+        message, limits, options_.stop,
+        [&](const nlohmann::json& received) {
+          const std::string event = protocol::event_of(received);
+          if (event == protocol::Ready::kEvent) {
+            fill_environment(environment, protocol::decode<protocol::Ready>(received).environment);
+          } else if (event == protocol::Workspace::kEvent) {
+            judge.set_workspace(protocol::decode<protocol::Workspace>(received).bytes);
+          } else if (event == protocol::Audit::kEvent) {
+            const auto audit = protocol::decode<protocol::Audit>(received);
+            if (audit.call == "fresh") {
+              // Audit first, then time: a call that breaks a rule is never timed.
+              const auto findings = runtime_audit.add_fresh(audit.audit);
+              if (!findings.empty()) judge.fail(record::Verdict::invalid, findings.front().reason_code,
+                                                "runtime audit before timing");
+              workers.candidate->send(protocol::encode(protocol::AuditDecision{findings.empty()}));
+            } else {
+              runtime_audit.add_timed(audit.audit);
+            }
+          } else if (event == protocol::Trial::kEvent) {
+            judged([&] { judge.add_candidate_trial(protocol::decode<protocol::Trial>(received)); });
+          } else if (event == protocol::Draws::kEvent) {
+            note(prefix + fmt::format(": {} distribution draws checked", workload.distribution_draws));
+            judged([&] { judge.add_candidate_draws(protocol::decode<protocol::Draws>(received)); });
+          } else if (event == protocol::TimingResult::kEvent) {
+            const auto timing = protocol::decode<protocol::TimingResult>(received);
+            for (const auto& sample : timing.latency.samples) irreducible_s += sample.duration_s;
+            judge.add_timing(timing);
+          } else if (event == protocol::Progress::kEvent) {
+            const std::string phase = received.value("phase", "");
+            if (phase == "timing") note(prefix + ": timing");
+            if (phase == "audit") note(prefix + ": audit call");
+          } else if (event == protocol::Failure::kEvent) {
+            const auto failure = protocol::decode<protocol::Failure>(received);
+            judge.fail(record::parse_verdict(failure.verdict), failure.reason_code, failure.message);
+          } else if (event == protocol::Done::kEvent) {
+            const auto done = protocol::decode<protocol::Done>(received);
+            add_phases(phases, done);
+            irreducible_s += done.checked_call_seconds;
+          }
+        },
+        detail);
+    phases["start"] += workers.candidate->start_seconds();
+    judge_ending(*workers.candidate, false, ending, detail);
+  }
+
+  const double wall_s = seconds_since(started);
+  record::WorkloadResult result = judge.finish(wall_s);
   runtime_audit.apply(result);
+  phases["compare"] += compare_s;
+  const double accounted = std::accumulate(phases.begin(), phases.end(), 0.0,
+                                           [](double sum, const auto& p) { return sum + p.second; });
+  phases["other"] = std::max(0.0, wall_s - accounted);
+  result.phases = std::move(phases);
+  result.irreducible_seconds = irreducible_s;
   return result;
 }
 

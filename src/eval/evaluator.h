@@ -8,6 +8,7 @@
 #include <string>
 
 #include "native/builder.h"
+#include "protocol/messages.h"
 #include "sandbox/policy.h"
 #include "record/result.h"
 #include "store/store.h"
@@ -20,7 +21,13 @@ struct EvaluatorOptions {
   std::filesystem::path solution;        // for ImplKind::solution; .py, .cu or .cpp
   std::optional<std::string> workload;   // only this label
   bool use_cache = true;                 // reuse stored reference/baseline/expert latencies
+  // Quick mode: the task's quick_workloads (small shapes), correctness trials only, nothing
+  // timed; the record says so and scores and the latency cache ignore it.
+  bool quick = false;
   std::optional<std::string> timing_method;  // overrides the task's evaluation.timing
+  std::optional<std::string> cache_policy;   // overrides the task's evaluation.cache
+  std::optional<std::string> stopping;       // overrides the task's evaluation.stopping
+  std::optional<uint64_t> base_seed;  // reproduce a stored evaluation's inputs (not secret then)
   std::filesystem::path worker_binary;   // the d2k executable; defaults to this process's
   std::filesystem::path scratch_root;    // where workers write tensors; defaults to $D2K_SCRATCH or the temp dir
   std::function<void(const std::string&)> progress;  // one line per phase
@@ -36,11 +43,12 @@ class EvaluationCancelled : public std::runtime_error {
   EvaluationCancelled() : std::runtime_error("the evaluation was cancelled") {}
 };
 
-// The evaluation pipeline for one implementation of one task: per workload, a reference worker
-// computes outputs for the secret-seeded trials, then a fresh candidate worker runs the
-// correctness trials and the timing protocol; the orchestrator compares outputs itself and
-// records a verdict. A crash, hang or exception ends that workload only. A native candidate is
-// compiled once, before any worker starts; a compile error is every workload's verdict.
+// The evaluation pipeline for one implementation of one task: per workload, the reference worker
+// computes outputs for the secret-seeded trials, then the candidate worker runs the correctness
+// trials, the audit call and the timing protocol; the orchestrator compares outputs itself and
+// records a verdict. Both workers serve every workload of the evaluation; a crash, hang or
+// failure ends that workload only, and its worker is replaced for the next. A native candidate
+// is compiled once, before any worker starts; a compile error is every workload's verdict.
 class Evaluator {
  public:
   // Throws std::runtime_error when the implementation is missing, its language is unknown or
@@ -56,13 +64,18 @@ class Evaluator {
   native::BuildOutcome build_only() const;
 
  private:
+  struct Workers;
+  // Creates the evaluation's reference and candidate worker sessions, once.
+  void start_workers(Workers& workers);
   record::WorkloadResult evaluate_workload(size_t index, const task::Workload& workload,
-                                           record::Environment& environment);
+                                           Workers& workers, record::Environment& environment);
+  protocol::Setup worker_setup(protocol::WorkerRole role, const std::filesystem::path& scratch) const;
   // Compiles (or finds in the cache) the native candidate; notes how in the progress lines.
   native::BuildOutcome build(const std::string& device_name) const;
   void note(const std::string& line) const;
-  // --timing when given, else the task's method for this implementation.
+  // --timing when given, else the task's method (the same for every implementation).
   std::string timing_method() const;
+  std::string cache_policy() const;
   // What a candidate worker of this workload may see and do.
   sandbox::Policy candidate_policy(const std::filesystem::path& scratch) const;
 

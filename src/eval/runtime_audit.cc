@@ -20,13 +20,16 @@ RuntimeAudit RuntimeAudit::for_workload(const task::Task& task, const task::Work
   return audit;
 }
 
-void RuntimeAudit::add_message(const nlohmann::json& message) {
-  try {
-    audit_ = message.at("audit").get<record::KernelAudit>();
-  } catch (const nlohmann::json::exception& error) {
-    audit_ = record::KernelAudit{};
-    audit_->unavailable = std::string("the worker's audit message is malformed: ") + error.what();
-  }
+std::vector<record::Finding> RuntimeAudit::add_fresh(const record::KernelAudit& audit) {
+  fresh_ = audit;
+  return findings();
+}
+
+void RuntimeAudit::add_timed(const record::KernelAudit& audit) { timed_ = audit; }
+
+std::vector<record::Finding> RuntimeAudit::findings() const {
+  if (!traces_ || !fresh_) return {};
+  return audit::traced_call_findings(*fresh_, timed_, policy_);
 }
 
 void RuntimeAudit::apply(record::WorkloadResult& result) const {
@@ -37,7 +40,7 @@ void RuntimeAudit::apply(record::WorkloadResult& result) const {
     }
     return;
   }
-  if (!audit_) {
+  if (!fresh_) {
     // A worker that stopped early (a failure, a crash) never reached the traced call.
     if (result.verdict == record::Verdict::passed) {
       result.audit = record::KernelAudit{};
@@ -45,10 +48,10 @@ void RuntimeAudit::apply(record::WorkloadResult& result) const {
     }
     return;
   }
-  result.audit = audit_;
-  if (!audit_->unavailable.empty()) return;
-  result.findings = audit::audit_findings(*audit_, policy_);
-  if (result.findings.empty() || result.verdict != record::Verdict::passed) return;
+  result.audit = fresh_;
+  result.timed_audit = timed_;
+  result.findings = findings();
+  if (result.findings.empty()) return;
   std::vector<std::string> lines;
   for (const record::Finding& finding : result.findings) {
     lines.push_back(finding.evidence.empty()
@@ -56,6 +59,11 @@ void RuntimeAudit::apply(record::WorkloadResult& result) const {
                         : fmt::format("{}: {} ({})", finding.reason_code, finding.message,
                                       fmt::join(finding.evidence, "; ")));
   }
+  // A workload stopped before timing by the fresh call's findings failed with the first one's
+  // reason; its message now lists them all.
+  const bool stopped_by_audit = result.verdict == record::Verdict::invalid &&
+                                result.reason_code == result.findings.front().reason_code;
+  if (result.verdict != record::Verdict::passed && !stopped_by_audit) return;
   result.verdict = record::Verdict::invalid;
   result.reason_code = result.findings.front().reason_code;
   result.message = fmt::format("runtime audit: {}", fmt::join(lines, "\n"));

@@ -14,13 +14,16 @@ std::optional<record::SpeedOfLight> speed_of_light(const task::Work& work,
   sol.bytes = work.bytes;
   sol.math_dtype = math_dtype;
   if (work.flops > 0.0) {
-    const std::optional<double> peak = ceilings.matmul_ceiling(math_dtype);
+    const auto peak = ceilings.matmul_ceiling(math_dtype);
     if (!peak) return std::nullopt;
-    sol.peak_flops_per_s = *peak;
+    sol.peak_flops_per_s = peak->rate;
+    sol.flops_source = peak->source;
   }
   if (work.bytes > 0.0) {
-    if (!(ceilings.copy_bytes_per_s > 0.0)) return std::nullopt;
-    sol.peak_bytes_per_s = ceilings.copy_bytes_per_s;
+    const auto peak = ceilings.bandwidth_ceiling();
+    if (!peak) return std::nullopt;
+    sol.peak_bytes_per_s = peak->rate;
+    sol.bytes_source = peak->source;
   }
   const double compute_s = work.flops > 0.0 ? work.flops / sol.peak_flops_per_s : 0.0;
   const double memory_s = work.bytes > 0.0 ? work.bytes / sol.peak_bytes_per_s : 0.0;

@@ -9,8 +9,8 @@ namespace {
 
 record::DeviceCeilings h200_like() {
   record::DeviceCeilings c;
-  c.matmul_flops_per_s = {{"bf16", 8e14}, {"fp16", 5e14}};
-  c.copy_bytes_per_s = 4e12;
+  c.matmul = {{"bf16", {8e14, "cuBLAS"}}, {"fp16", {5e14, "cuBLAS"}}};
+  c.copy = {4e12, "driver copy"};
   return c;
 }
 
@@ -28,12 +28,24 @@ TEST(SpeedOfLightBoundTest, ComputeBoundWorkUsesTheMathDtypesCeiling) {
   EXPECT_DOUBLE_EQ(sol->fraction, 0.5);
   EXPECT_EQ(sol->peak_flops_per_s, 5e14);
   EXPECT_EQ(sol->peak_bytes_per_s, 4e12);
+  EXPECT_EQ(sol->flops_source, "cuBLAS");
+  EXPECT_EQ(sol->bytes_source, "driver copy");
   EXPECT_EQ(sol->math_dtype, "fp16");
   EXPECT_EQ(sol->flops, 1e12);
   EXPECT_EQ(sol->bytes, 4e8);
 }
 
-TEST(SpeedOfLightBoundTest, MemoryBoundWorkUsesTheCopyBandwidth) {
+TEST(SpeedOfLightBoundTest, TheDatasheetBoundsWhereItIsHigherThanAnyMeasurement) {
+  record::DeviceCeilings c = h200_like();
+  c.read = {4.4e12, "Triton streaming read"};
+  c.datasheet_bandwidth = record::Ceiling{4.8e12, "datasheet"};
+  const auto sol = speed_of_light({.flops = 1e9, .bytes = 4.8e9}, "bf16", c, latency(2e-3));
+  ASSERT_TRUE(sol);
+  EXPECT_DOUBLE_EQ(sol->t_sol_s, 1e-3);
+  EXPECT_EQ(sol->bytes_source, "datasheet");
+}
+
+TEST(SpeedOfLightBoundTest, MemoryBoundWorkUsesTheBandwidthCeiling) {
   const auto sol = speed_of_light({.flops = 1e9, .bytes = 8e9}, "bf16", h200_like(), latency(4e-3));
   ASSERT_TRUE(sol);
   EXPECT_DOUBLE_EQ(sol->t_sol_s, 2e-3);
@@ -56,7 +68,7 @@ TEST(SpeedOfLightBoundTest, WithoutALatencyTheFractionIsNaN) {
 TEST(SpeedOfLightBoundTest, AMissingCeilingOrNoWorkGivesNoBound) {
   EXPECT_FALSE(speed_of_light({.flops = 1e12, .bytes = 4e8}, "fp32", h200_like(), latency(1)));
   record::DeviceCeilings no_copy = h200_like();
-  no_copy.copy_bytes_per_s = 0.0;
+  no_copy.copy = {};
   EXPECT_FALSE(speed_of_light({.flops = 1e12, .bytes = 4e8}, "fp16", no_copy, latency(1)));
   // Flop-free work needs no matrix ceiling.
   EXPECT_TRUE(speed_of_light({.flops = 0, .bytes = 4e8}, "fp32", h200_like(), latency(1)));

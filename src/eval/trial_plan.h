@@ -4,17 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "protocol/messages.h"
+
 namespace d2k::eval {
 
 // One call whose outputs are checked against the reference.
-struct PlannedTrial {
-  int index = 0;
-  uint64_t seed = 0;
-  // "fresh": new input tensors. "same_buffers": fresh values written into the previous trial's
-  // tensors, so a result cached by pointer is caught. "after_timing": the same, on the tensors
-  // the timed calls used, after timing.
-  std::string kind;
-};
+using protocol::PlannedTrial;
 
 // The correctness trials of one workload. Seeds mix the evaluation's secret base seed with the
 // workload and trial index, so they differ per evaluation and cannot be guessed in advance.

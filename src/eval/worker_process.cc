@@ -72,7 +72,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::start(
 }
 
 WorkerProcess::WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file)
-    : pid_(pid), channel_(std::make_unique<Channel>(fd)), log_file_(std::move(log_file)) {}
+    : pid_(pid), channel_(std::make_unique<protocol::Channel>(fd)), log_file_(std::move(log_file)) {}
 
 WorkerProcess::~WorkerProcess() {
   if (!reaped_) {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "eval/channel.h"
+#include "protocol/channel.h"
 #include "sandbox/policy.h"
 #include "sandbox/report.h"
 
@@ -37,7 +37,7 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;  // owns a child process
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  Channel& channel() { return *channel_; }
+  protocol::Channel& channel() { return *channel_; }
   // Kills the whole process group (the candidate may have started children).
   void kill();
   ExitStatus wait();
@@ -49,7 +49,7 @@ class WorkerProcess {
   WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file);
 
   pid_t pid_;
-  std::unique_ptr<Channel> channel_;
+  std::unique_ptr<protocol::Channel> channel_;
   std::filesystem::path log_file_;
   bool reaped_ = false;
   sandbox::Report sandbox_report_;

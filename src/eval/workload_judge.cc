@@ -8,13 +8,15 @@
 
 namespace d2k::eval {
 
-WorkloadJudge::WorkloadJudge(const task::Task& task, std::string workload, int expected_trials)
-    : task_(task), workload_(std::move(workload)), expected_trials_(expected_trials) {}
+WorkloadJudge::WorkloadJudge(const task::Task& task, std::string workload, int expected_trials,
+                             bool timed)
+    : task_(task), workload_(std::move(workload)), expected_trials_(expected_trials),
+      timed_(timed) {}
 
 std::vector<WorkloadJudge::ReferenceTensor> WorkloadJudge::take_reference(
-    const nlohmann::json& files) {
+    const std::vector<TensorFile>& files) {
   std::vector<ReferenceTensor> tensors;
-  for (const auto& file : files.get<std::vector<TensorFile>>()) {
+  for (const auto& file : files) {
     auto data = std::make_shared<const MappedFile>(file.path);
     std::filesystem::remove(file.path);  // the mapping keeps the bytes; the name is gone
     tensors.push_back({file, std::move(data)});
@@ -22,23 +24,23 @@ std::vector<WorkloadJudge::ReferenceTensor> WorkloadJudge::take_reference(
   return tensors;
 }
 
-void WorkloadJudge::add_reference_trial(const nlohmann::json& message) {
+void WorkloadJudge::add_reference_trial(const protocol::Trial& message) {
   ReferenceTrial trial;
-  trial.inputs = message.at("inputs_before");
-  trial.outputs = take_reference(message.at("outputs"));
-  trial.state = take_reference(message.at("state"));
-  reference_[message.at("trial").get<int>()] = std::move(trial);
+  trial.inputs = message.inputs_before;
+  trial.outputs = take_reference(message.outputs);
+  trial.state = take_reference(message.state);
+  reference_[message.trial] = std::move(trial);
 }
 
-void WorkloadJudge::add_reference_targets(const nlohmann::json& message) {
-  targets_[message.at("trial").get<int>()] = take_reference(message.at("files"));
+void WorkloadJudge::add_reference_targets(const protocol::Targets& message) {
+  targets_[message.trial] = take_reference(message.files);
 }
 
-void WorkloadJudge::add_candidate_trial(const nlohmann::json& message) {
+void WorkloadJudge::add_candidate_trial(const protocol::Trial& message) {
   record::TrialCheck trial;
-  trial.trial = message.at("trial").get<int>();
-  trial.seed = message.at("seed").get<uint64_t>();
-  trial.kind = message.at("kind").get<std::string>();
+  trial.trial = message.trial;
+  trial.seed = message.seed;
+  trial.kind = message.kind;
   trial.passed = true;
   auto reference = reference_.find(trial.trial);
   if (reference == reference_.end()) {
@@ -48,19 +50,27 @@ void WorkloadJudge::add_candidate_trial(const nlohmann::json& message) {
   }
   check_inputs(message, reference->second, trial);
   const auto targets = targets_.find(trial.trial);
-  compare_all(message.at("outputs").get<std::vector<TensorFile>>(), reference->second.outputs,
-              false, trial, targets == targets_.end() ? nullptr : &targets->second);
-  compare_all(message.at("state").get<std::vector<TensorFile>>(), reference->second.state, true,
-              trial);
+  compare_all(message.outputs, reference->second.outputs, false, trial,
+              targets == targets_.end() ? nullptr : &targets->second);
+  compare_all(message.state, reference->second.state, true, trial);
   trials_.push_back(std::move(trial));
 }
 
-void WorkloadJudge::check_inputs(const nlohmann::json& candidate, const ReferenceTrial& reference,
+namespace {
+
+std::string digest_of(const std::map<std::string, std::string>& digests, const std::string& name) {
+  const auto found = digests.find(name);
+  return found == digests.end() ? "" : found->second;
+}
+
+}  // namespace
+
+void WorkloadJudge::check_inputs(const protocol::Trial& candidate, const ReferenceTrial& reference,
                                  record::TrialCheck& trial) {
-  const auto& before = candidate.at("inputs_before");
-  const auto& after = candidate.at("inputs_after");
+  const auto& before = candidate.inputs_before;
+  const auto& after = candidate.inputs_after;
   for (const auto& name : task_.evaluation.arguments) {
-    if (before.value(name, "") != reference.inputs.value(name, "")) {
+    if (digest_of(before, name) != digest_of(reference.inputs, name)) {
       trial.passed = false;
       trial.failure = "input " + name + " differs from the reference's for the same seed";
       fail(record::Verdict::invalid, "inputs_differ",
@@ -69,7 +79,7 @@ void WorkloadJudge::check_inputs(const nlohmann::json& candidate, const Referenc
                        trial.trial, trial.failure));
       return;
     }
-    if (!task_.input_rules.is_mutable(name) && after.value(name, "") != before.value(name, "")) {
+    if (!task_.input_rules.is_mutable(name) && digest_of(after, name) != digest_of(before, name)) {
       trial.passed = false;
       trial.failure = "input " + name + " was modified by the call; it is not a mutable input";
       fail(record::Verdict::invalid, "input_mutated",
@@ -155,10 +165,10 @@ record::OutputCheck WorkloadJudge::check_sampled_output(
   return check;
 }
 
-void WorkloadJudge::add_candidate_draws(const nlohmann::json& message) {
+void WorkloadJudge::add_candidate_draws(const protocol::Draws& message) {
   draws_checked_ = true;
-  const int trial_index = message.at("trial").get<int>();
-  const auto file = message.at("samples").get<TensorFile>();
+  const int trial_index = message.trial;
+  const TensorFile& file = message.samples;
   std::shared_ptr<const MappedFile> data;
   try {
     data = std::make_shared<const MappedFile>(file.path);
@@ -227,7 +237,25 @@ void WorkloadJudge::add_candidate_draws(const nlohmann::json& message) {
   }
 }
 
-void WorkloadJudge::add_latency(const record::Latency& latency) { latency_ = latency; }
+void WorkloadJudge::add_timing(const protocol::TimingResult& message) {
+  latency_ = message.latency;
+  if (message.sets_before.size() != message.sets_after.size()) {
+    fail(record::Verdict::harness_error, "incomplete", "the worker reported input sets unpaired");
+    return;
+  }
+  for (size_t set = 0; set < message.sets_before.size(); ++set) {
+    for (const auto& name : task_.evaluation.arguments) {
+      if (task_.input_rules.is_mutable(name)) continue;
+      if (digest_of(message.sets_before[set], name) != digest_of(message.sets_after[set], name)) {
+        fail(record::Verdict::invalid, "input_mutated",
+             fmt::format("input {} of timed input set {} changed during timing; it is not a "
+                         "mutable input",
+                         name, set));
+        return;
+      }
+    }
+  }
+}
 
 void WorkloadJudge::fail(record::Verdict verdict, std::string reason_code, std::string message) {
   if (failure_) return;  // the first failure is the verdict
@@ -239,7 +267,7 @@ record::WorkloadResult WorkloadJudge::finish(double wall_seconds) {
     if (static_cast<int>(trials_.size()) < expected_trials_) {
       fail(record::Verdict::harness_error, "incomplete",
            fmt::format("the worker reported {} of {} trials", trials_.size(), expected_trials_));
-    } else if (!latency_) {
+    } else if (timed_ && !latency_) {
       fail(record::Verdict::harness_error, "no_latency", "the worker reported no latency");
     } else if (!task_.evaluation.distribution_checks.empty() && !draws_checked_) {
       fail(record::Verdict::harness_error, "draws_missing",
@@ -250,6 +278,7 @@ record::WorkloadResult WorkloadJudge::finish(double wall_seconds) {
   result.workload = workload_;
   result.trials = trials_;
   result.wall_seconds = wall_seconds;
+  result.workspace_bytes = workspace_bytes_;
   if (failure_) {
     result.verdict = failure_->verdict;
     result.reason_code = failure_->reason_code;

@@ -8,11 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/tensor_file.h"
+#include "protocol/messages.h"
+#include "protocol/tensor_file.h"
 #include "record/result.h"
 #include "task/task.h"
 
 namespace d2k::eval {
+
+using protocol::MappedFile;
+using protocol::TensorFile;
 
 // Turns what the two workers reported into one workload's verdict. It holds the reference's
 // trial outputs, compares each candidate trial against them, and keeps the first failure as the
@@ -23,15 +27,19 @@ namespace d2k::eval {
 // reported, before the candidate worker starts: the candidate can neither read nor overwrite them.
 class WorkloadJudge {
  public:
-  WorkloadJudge(const task::Task& task, std::string workload, int expected_trials);
+  // `timed`: the workload's calls are timed (not --quick), so a latency must come.
+  WorkloadJudge(const task::Task& task, std::string workload, int expected_trials, bool timed);
 
-  void add_reference_trial(const nlohmann::json& message);
-  // A task with a distribution check: the reference's target of one trial ("targets" message:
-  // probabilities and support), and the candidate's fit-test draws ("draws" message).
-  void add_reference_targets(const nlohmann::json& message);
-  void add_candidate_trial(const nlohmann::json& message);
-  void add_candidate_draws(const nlohmann::json& message);
-  void add_latency(const record::Latency& latency);
+  void add_reference_trial(const protocol::Trial& message);
+  // A task with a distribution check: the reference's target of one trial (probabilities and
+  // support), and the candidate's fit-test draws.
+  void add_reference_targets(const protocol::Targets& message);
+  void add_candidate_trial(const protocol::Trial& message);
+  void add_candidate_draws(const protocol::Draws& message);
+  // The latency, and the digests of every input set the timed calls used: an argument that is not
+  // a mutable input must be the same after timing as before.
+  void add_timing(const protocol::TimingResult& message);
+  void set_workspace(uint64_t bytes) { workspace_bytes_ = static_cast<int64_t>(bytes); }
   // A failure the worker reported, or one the orchestrator saw (crash, timeout).
   void fail(record::Verdict verdict, std::string reason_code, std::string message);
 
@@ -44,7 +52,7 @@ class WorkloadJudge {
     std::shared_ptr<const MappedFile> data;
   };
   struct ReferenceTrial {
-    nlohmann::json inputs;
+    std::map<std::string, std::string> inputs;
     std::vector<ReferenceTensor> outputs;
     std::vector<ReferenceTensor> state;
   };
@@ -54,7 +62,7 @@ class WorkloadJudge {
     std::string message;
   };
 
-  void check_inputs(const nlohmann::json& candidate, const ReferenceTrial& reference,
+  void check_inputs(const protocol::Trial& candidate, const ReferenceTrial& reference,
                     record::TrialCheck& trial);
   void compare_all(const std::vector<TensorFile>& candidate,
                    const std::vector<ReferenceTensor>& reference, bool state,
@@ -65,11 +73,13 @@ class WorkloadJudge {
                                            const ReferenceTensor& reference,
                                            const std::vector<ReferenceTensor>* targets,
                                            std::string& reason_code);
-  static std::vector<ReferenceTensor> take_reference(const nlohmann::json& files);
+  static std::vector<ReferenceTensor> take_reference(const std::vector<TensorFile>& files);
 
   const task::Task& task_;
   std::string workload_;
   int expected_trials_;
+  bool timed_;
+  std::optional<int64_t> workspace_bytes_;
   std::map<int, ReferenceTrial> reference_;
   std::map<int, std::vector<ReferenceTensor>> targets_;  // per trial: probabilities, support
   bool draws_checked_ = false;

@@ -11,7 +11,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "eval/tensor_file.h"
+#include "protocol/messages.h"
+#include "protocol/tensor_file.h"
 
 namespace d2k::eval {
 namespace {
@@ -34,17 +35,23 @@ struct TrialReport {
   std::vector<TensorFile> outputs;
   std::vector<TensorFile> state;
 
-  json message() const {
-    return {{"event", "trial"},
+  protocol::Trial message() const {
+    return protocol::decode<protocol::Trial>(json{{"event", "trial"},
             {"trial", trial},
             {"seed", seed},
             {"kind", kind},
             {"inputs_before", inputs_before},
             {"inputs_after", inputs_after},
             {"outputs", outputs},
-            {"state", state}};
+            {"state", state}});
   }
 };
+
+protocol::TimingResult timed(record::Latency latency) {
+  protocol::TimingResult result;
+  result.latency = std::move(latency);
+  return result;
+}
 
 record::Latency some_latency() {
   record::Latency latency;
@@ -92,7 +99,7 @@ class WorkloadJudgeTest : public ::testing::Test {
                     dir_ / ("t" + std::to_string(counter_++) + ".bin")};
     std::vector<std::byte> bytes(values.size() * sizeof(float));
     std::memcpy(bytes.data(), values.data(), bytes.size());
-    write_bytes(file.path, bytes);
+    protocol::write_bytes(file.path, bytes);
     return file;
   }
 
@@ -143,10 +150,10 @@ class WorkloadJudgeTest : public ::testing::Test {
 };
 
 TEST_F(WorkloadJudgeTest, AllTrialsCorrectWithLatencyPasses) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   feed(judge, good_candidate());
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(1.25);
 
@@ -171,13 +178,13 @@ TEST_F(WorkloadJudgeTest, AllTrialsCorrectWithLatencyPasses) {
 }
 
 TEST_F(WorkloadJudgeTest, FirstFailureWinsOverLaterOnes) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[0].inputs_after["x"] = "x0-doubled";            // trial 0 mutates x
   reports[1].outputs = {f32("out", {9.0f, 9.0f, 9.0f})};  // trial 1 is also wrong
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -194,13 +201,13 @@ TEST_F(WorkloadJudgeTest, FirstFailureWinsOverLaterOnes) {
 }
 
 TEST_F(WorkloadJudgeTest, OutputMismatchBeforeAMutationIsTheVerdict) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[1].outputs = {f32("out", {9.0f, 9.0f, 9.0f})};
   reports[2].inputs_after["y"] = "y2-zeroed";
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -210,13 +217,13 @@ TEST_F(WorkloadJudgeTest, OutputMismatchBeforeAMutationIsTheVerdict) {
 }
 
 TEST_F(WorkloadJudgeTest, InputsDifferingFromTheReferencesAreInvalid) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[2].inputs_before["y"] = "y-from-another-seed";
   reports[2].inputs_after["y"] = "y-from-another-seed";
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -226,12 +233,12 @@ TEST_F(WorkloadJudgeTest, InputsDifferingFromTheReferencesAreInvalid) {
 }
 
 TEST_F(WorkloadJudgeTest, ChangedScalarInputReprIsAMutation) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[3].inputs_after["alpha"] = "repr:2.0";
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -241,12 +248,12 @@ TEST_F(WorkloadJudgeTest, ChangedScalarInputReprIsAMutation) {
 
 TEST_F(WorkloadJudgeTest, WrongStateIsAStateMismatch) {
   make_stateful();
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[0].state = {f32("state:state", {7.0f, 7.0f, 7.0f})};  // right output, stale state
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -263,12 +270,12 @@ TEST_F(WorkloadJudgeTest, WrongStateIsAStateMismatch) {
 
 TEST_F(WorkloadJudgeTest, MutableInputMayChangeDuringTheCall) {
   make_stateful();
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   const auto reports = good_candidate();
   ASSERT_NE(reports[0].inputs_after["state"], reports[0].inputs_before["state"]);
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -277,12 +284,12 @@ TEST_F(WorkloadJudgeTest, MutableInputMayChangeDuringTheCall) {
 
 TEST_F(WorkloadJudgeTest, ReadOnlyInputBesideAMutableOneMayNotChange) {
   make_stateful();
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[4].inputs_after["x"] = "x3-zeroed";
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -293,12 +300,12 @@ TEST_F(WorkloadJudgeTest, ReadOnlyInputBesideAMutableOneMayNotChange) {
 
 TEST_F(WorkloadJudgeTest, MissingStateTensorIsAStateCountFailure) {
   make_stateful();
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[0].state.clear();
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -307,12 +314,12 @@ TEST_F(WorkloadJudgeTest, MissingStateTensorIsAStateCountFailure) {
 }
 
 TEST_F(WorkloadJudgeTest, ExtraOutputIsAnOutputCountFailure) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[0].outputs.push_back(f32("out", output_values(0)));
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -321,12 +328,12 @@ TEST_F(WorkloadJudgeTest, ExtraOutputIsAnOutputCountFailure) {
 }
 
 TEST_F(WorkloadJudgeTest, StaleResultAfterTimingIsAnOutputMismatch) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[4].outputs = {f32("out", output_values(2))};  // trial 2's answer, cached
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -336,12 +343,12 @@ TEST_F(WorkloadJudgeTest, StaleResultAfterTimingIsAnOutputMismatch) {
 }
 
 TEST_F(WorkloadJudgeTest, NaNOutputIsNonfinite) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports[0].outputs = {f32("out", {std::numeric_limits<float>::quiet_NaN(), 2.0f, 3.0f})};
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -350,14 +357,14 @@ TEST_F(WorkloadJudgeTest, NaNOutputIsNonfinite) {
 }
 
 TEST_F(WorkloadJudgeTest, TruncatedTensorFileIsAHarnessError) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   TensorFile truncated = f32("out", {1.0f, 2.0f});
   truncated.shape = {3};  // says three elements, holds two
   reports[0].outputs = {truncated};
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -366,10 +373,10 @@ TEST_F(WorkloadJudgeTest, TruncatedTensorFileIsAHarnessError) {
 }
 
 TEST_F(WorkloadJudgeTest, CandidateTrialWithoutReferenceIsAHarnessError) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   judge.add_reference_trial(correct(0, "fresh").message());
   feed(judge, good_candidate());
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -379,7 +386,7 @@ TEST_F(WorkloadJudgeTest, CandidateTrialWithoutReferenceIsAHarnessError) {
 }
 
 TEST_F(WorkloadJudgeTest, MissingLatencyIsAHarnessError) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   feed(judge, good_candidate());
 
@@ -391,12 +398,12 @@ TEST_F(WorkloadJudgeTest, MissingLatencyIsAHarnessError) {
 }
 
 TEST_F(WorkloadJudgeTest, FewerTrialsThanExpectedIsIncomplete) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports.pop_back();  // no after-timing trial
   feed(judge, reports);
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
 
   const record::WorkloadResult result = judge.finish(0.0);
 
@@ -406,7 +413,7 @@ TEST_F(WorkloadJudgeTest, FewerTrialsThanExpectedIsIncomplete) {
 }
 
 TEST_F(WorkloadJudgeTest, CrashReportedByTheOrchestratorKeepsItsVerdict) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   auto reports = good_candidate();
   reports.resize(2);  // the worker died during trial 2
@@ -424,7 +431,7 @@ TEST_F(WorkloadJudgeTest, CrashReportedByTheOrchestratorKeepsItsVerdict) {
 }
 
 TEST_F(WorkloadJudgeTest, LaterFailCallsDoNotReplaceTheFirst) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   judge.fail(record::Verdict::runtime_error, "candidate_exception", "RuntimeError: boom");
   judge.fail(record::Verdict::crashed, "worker_crashed", "exited with status 0");
 
@@ -436,10 +443,10 @@ TEST_F(WorkloadJudgeTest, LaterFailCallsDoNotReplaceTheFirst) {
 }
 
 TEST_F(WorkloadJudgeTest, FailureAfterEveryTrialPassedStillDecides) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_reference(judge);
   feed(judge, good_candidate());
-  judge.add_latency(some_latency());
+  judge.add_timing(timed(some_latency()));
   judge.fail(record::Verdict::timed_out, "call_timeout", "no progress for 10 s");
 
   const record::WorkloadResult result = judge.finish(0.0);
@@ -468,17 +475,17 @@ class SampledOutputJudgeTest : public WorkloadJudgeTest {
                    dir_ / ("s" + std::to_string(counter_++) + ".bin")};
     std::vector<std::byte> bytes(values.size() * sizeof(T));
     std::memcpy(bytes.data(), values.data(), bytes.size());
-    write_bytes(out.path, bytes);
+    protocol::write_bytes(out.path, bytes);
     return out;
   }
 
   // Row 0 is greedy on token 1; row 1 is {0.25, 0, 0.75}.
-  json targets(int t) {
-    return {{"event", "targets"},
+  protocol::Targets targets(int t) {
+    return protocol::decode<protocol::Targets>(json{{"event", "targets"},
             {"trial", t},
             {"files", {file<float>("target_probabilities", "float32", {2, 3},
                                    {0.0f, 1.0f, 0.0f, 0.25f, 0.0f, 0.75f}),
-                       file<uint8_t>("target_support", "uint8", {2, 3}, {0, 1, 0, 1, 0, 1})}}};
+                       file<uint8_t>("target_support", "uint8", {2, 3}, {0, 1, 0, 1, 0, 1})}}});
   }
 
   TrialReport sampled(int t, const std::string& kind, std::vector<int64_t> samples) {
@@ -507,24 +514,24 @@ class SampledOutputJudgeTest : public WorkloadJudgeTest {
   }
 
   // 100 draws of row 1 with `zeros` token-0 samples (expected 25) and the rest token 2.
-  json draws(int zeros) {
+  protocol::Draws draws(int zeros) {
     std::vector<int64_t> samples;
     for (int d = 0; d < 100; ++d) {
       samples.push_back(1);
       samples.push_back(d < zeros ? 0 : 2);
     }
-    return {{"event", "draws"}, {"trial", 2}, {"samples", file<int64_t>("samples", "int64", {100, 2}, samples)}};
+    return {2, file<int64_t>("samples", "int64", {100, 2}, samples)};
   }
 
   void finish_candidate(WorkloadJudge& judge) {
     judge.add_candidate_trial(sampled(2, "last_timed_call", {1, 2}).message());
     judge.add_candidate_trial(sampled(3, "after_timing", {1, 2}).message());
-    judge.add_latency(some_latency());
+    judge.add_timing(timed(some_latency()));
   }
 };
 
 TEST_F(SampledOutputJudgeTest, SamplesInTheSupportThatFitPass) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_sampled_reference(judge);
   feed_sampled_candidate(judge);
   judge.add_candidate_draws(draws(27));
@@ -536,7 +543,7 @@ TEST_F(SampledOutputJudgeTest, SamplesInTheSupportThatFitPass) {
 }
 
 TEST_F(SampledOutputJudgeTest, ASampleOutsideTheSupportIsIncorrect) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_sampled_reference(judge);
   feed_sampled_candidate(judge, {1, 1});
   const record::WorkloadResult result = judge.finish(0.0);
@@ -546,7 +553,7 @@ TEST_F(SampledOutputJudgeTest, ASampleOutsideTheSupportIsIncorrect) {
 }
 
 TEST_F(SampledOutputJudgeTest, AGreedyRowMustReturnItsToken) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_sampled_reference(judge);
   feed_sampled_candidate(judge, {0, 2});
   const record::WorkloadResult result = judge.finish(0.0);
@@ -554,7 +561,7 @@ TEST_F(SampledOutputJudgeTest, AGreedyRowMustReturnItsToken) {
 }
 
 TEST_F(SampledOutputJudgeTest, DrawsThatDoNotFitAreADistributionMismatch) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_sampled_reference(judge);
   feed_sampled_candidate(judge);
   judge.add_candidate_draws(draws(60));  // 60 of 100 where 25 are expected
@@ -567,7 +574,7 @@ TEST_F(SampledOutputJudgeTest, DrawsThatDoNotFitAreADistributionMismatch) {
 }
 
 TEST_F(SampledOutputJudgeTest, MissingDrawsAreAHarnessError) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   feed_sampled_reference(judge);
   feed_sampled_candidate(judge);
   finish_candidate(judge);
@@ -577,7 +584,7 @@ TEST_F(SampledOutputJudgeTest, MissingDrawsAreAHarnessError) {
 }
 
 TEST_F(SampledOutputJudgeTest, ATrialWithoutTargetsIsAHarnessError) {
-  WorkloadJudge judge(task_, "small", kExpectedTrials);
+  WorkloadJudge judge(task_, "small", kExpectedTrials, true);
   judge.add_reference_trial(sampled(0, "fresh", {1, 2}).message());
   judge.add_candidate_trial(sampled(0, "fresh", {1, 2}).message());
   const record::WorkloadResult result = judge.finish(0.0);

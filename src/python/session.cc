@@ -63,8 +63,9 @@ def make_capture(_graph_type=torch.cuda.CUDAGraph if torch is not None else None
 
 def memory_stats(_allocated=torch.cuda.memory_allocated if torch is not None else None,
                  _reset_peak=torch.cuda.reset_peak_memory_stats if torch is not None else None,
-                 _peak=torch.cuda.max_memory_allocated if torch is not None else None):
-    return _allocated, _reset_peak, _peak
+                 _peak=torch.cuda.max_memory_allocated if torch is not None else None,
+                 _empty_cache=torch.cuda.empty_cache if torch is not None else None):
+    return _allocated, _reset_peak, _peak, _empty_cache
 
 def environment():
     info = {"python": sys.version.split()[0], "torch": "", "cuda": "", "triton": ""}
@@ -142,6 +143,7 @@ struct Session::State {
   py::object memory_allocated;
   py::object reset_peak_memory;
   py::object peak_memory;
+  py::object empty_cache;
   py::object get_inputs;
   py::object run;
   py::object implementation_module;  // for call_function
@@ -199,6 +201,7 @@ Session::Session(const SessionOptions& options) : state_(std::make_unique<State>
       state_->memory_allocated = memory[0];
       state_->reset_peak_memory = memory[1];
       state_->peak_memory = memory[2];
+      state_->empty_cache = memory[3];
     }
   } catch (const py::error_already_set& error) {
     throw std::runtime_error("harness start-up failed: " + state_->describe(error));
@@ -373,6 +376,10 @@ int64_t Session::device_bytes_allocated() const {
 void Session::reset_peak_device_bytes() {
   if (!state_->reset_peak_memory) throw std::runtime_error("memory statistics need a CUDA session");
   state_->reset_peak_memory();
+}
+
+void Session::release_cached_device_memory() {
+  if (state_->empty_cache) state_->empty_cache();
 }
 
 int64_t Session::peak_device_bytes() const {

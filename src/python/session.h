@@ -103,6 +103,10 @@ class Session {
   int64_t device_bytes_allocated() const;
   void reset_peak_device_bytes();
   int64_t peak_device_bytes() const;
+  // Gives the blocks PyTorch's caching allocator holds unused back to the device, so a worker
+  // waiting for its next workload does not keep the memory another worker's workload needs.
+  // Nothing happens in a CPU session.
+  void release_cached_device_memory();
 
   // Distribution checks (docs/protocol.md, "What is compared"): replaces argument `index` of
   // argument list `handle` with the Python int `value` (the sampler's seed for one draw), and

@@ -3,6 +3,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "record/json_fields.h"
 #include "util/enum_names.h"
 
 namespace d2k::record {
@@ -17,20 +18,6 @@ constexpr util::EnumNames<Verdict, 7> kVerdictNames{{
     {Verdict::invalid, "invalid"},
     {Verdict::harness_error, "harness_error"},
 }};
-
-template <typename T>
-T value_or(const nlohmann::json& j, const char* key, T fallback) {
-  auto it = j.find(key);
-  return it == j.end() || it->is_null() ? fallback : it->get<T>();
-}
-
-// JSON has no NaN: nlohmann writes it as null. Read a null number back as NaN, never as a
-// plausible 0.0 ("no error").
-double number_or(const nlohmann::json& j, const char* key, double fallback) {
-  auto it = j.find(key);
-  if (it == j.end()) return fallback;
-  return it->is_null() ? std::numeric_limits<double>::quiet_NaN() : it->get<double>();
-}
 
 }  // namespace
 
@@ -84,22 +71,6 @@ void from_json(const nlohmann::json& j, TrialCheck& v) {
   v.failure = value_or<std::string>(j, "failure", "");
 }
 
-void to_json(nlohmann::json& j, const Latency& v) {
-  j = {{"method", v.method}, {"mean_s", v.mean_s},   {"stdev_s", v.stdev_s},
-       {"min_s", v.min_s},   {"max_s", v.max_s},     {"cv", v.cv()},
-       {"calls_per_sample", v.calls_per_sample},     {"samples_s", v.samples_s}};
-}
-
-void from_json(const nlohmann::json& j, Latency& v) {
-  v.method = value_or<std::string>(j, "method", "");
-  v.mean_s = number_or(j, "mean_s", 0.0);
-  v.stdev_s = number_or(j, "stdev_s", 0.0);
-  v.min_s = number_or(j, "min_s", 0.0);
-  v.max_s = number_or(j, "max_s", 0.0);
-  v.calls_per_sample = value_or<int64_t>(j, "calls_per_sample", 0);
-  v.samples_s = value_or<std::vector<double>>(j, "samples_s", {});
-}
-
 void to_json(nlohmann::json& j, const WorkloadResult& v) {
   j = {{"workload", v.workload},   {"verdict", to_string(v.verdict)},
        {"reason_code", v.reason_code}, {"message", v.message},
@@ -110,6 +81,9 @@ void to_json(nlohmann::json& j, const WorkloadResult& v) {
   if (v.sol) j["sol"] = *v.sol;
   if (!v.findings.empty()) j["findings"] = v.findings;
   if (v.audit) j["audit"] = *v.audit;
+  if (v.timed_audit) j["timed_audit"] = *v.timed_audit;
+  if (!v.phases.empty()) j["phases"] = v.phases;
+  if (v.irreducible_seconds > 0.0) j["irreducible_seconds"] = v.irreducible_seconds;
 }
 
 void from_json(const nlohmann::json& j, WorkloadResult& v) {
@@ -133,6 +107,12 @@ void from_json(const nlohmann::json& j, WorkloadResult& v) {
   if (auto audit = j.find("audit"); audit != j.end() && !audit->is_null()) {
     v.audit = audit->get<KernelAudit>();
   }
+  v.timed_audit.reset();
+  if (auto audit = j.find("timed_audit"); audit != j.end() && !audit->is_null()) {
+    v.timed_audit = audit->get<KernelAudit>();
+  }
+  v.phases = value_or<std::map<std::string, double>>(j, "phases", {});
+  v.irreducible_seconds = number_or(j, "irreducible_seconds", 0.0);
 }
 
 void to_json(nlohmann::json& j, const Environment& v) {
@@ -170,6 +150,7 @@ void to_json(nlohmann::json& j, const EvaluationResult& v) {
        {"impl_kind", v.impl_kind},
        {"impl_path", v.impl_path},
        {"impl_hash", v.impl_hash},
+       {"mode", v.mode},
        {"device", v.device},
        {"protocol_version", v.protocol_version},
        {"base_seed", v.base_seed},
@@ -188,6 +169,7 @@ void from_json(const nlohmann::json& j, EvaluationResult& v) {
   v.impl_kind = value_or<std::string>(j, "impl_kind", "");
   v.impl_path = value_or<std::string>(j, "impl_path", "");
   v.impl_hash = value_or<std::string>(j, "impl_hash", "");
+  v.mode = value_or<std::string>(j, "mode", "full");
   v.device = value_or<std::string>(j, "device", "");
   v.protocol_version = value_or<int>(j, "protocol_version", kProtocolVersion);
   v.base_seed = value_or<uint64_t>(j, "base_seed", 0);

@@ -3,6 +3,7 @@
 // rows are what the store keeps, `d2k eval` prints, and the scores and reports read.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,12 +12,13 @@
 
 #include "record/finding.h"
 #include "record/kernel_audit.h"
+#include "record/latency.h"
 #include "record/speed_of_light.h"
 
 namespace d2k::record {
 
 // Bump when a change to the correctness or timing protocol makes old latencies incomparable.
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
 
 enum class Verdict {
   passed,         // every trial correct, latency measured
@@ -53,18 +55,6 @@ struct TrialCheck {
   std::string failure;
 };
 
-struct Latency {
-  std::string method;         // timing method name
-  double mean_s = 0.0;        // mean per-call latency over samples
-  double stdev_s = 0.0;       // spread across samples (sample standard deviation)
-  double min_s = 0.0;
-  double max_s = 0.0;
-  int64_t calls_per_sample = 0;
-  std::vector<double> samples_s;  // per-call latency of each batch or replay
-
-  double cv() const { return mean_s > 0.0 ? stdev_s / mean_s : 0.0; }
-};
-
 struct WorkloadResult {
   std::string workload;
   Verdict verdict = Verdict::harness_error;
@@ -77,7 +67,17 @@ struct WorkloadResult {
   std::optional<int64_t> workspace_bytes;  // what a native candidate's setup asked for
   std::optional<SpeedOfLight> sol;         // when the task has a work model and ceilings exist
   std::vector<Finding> findings;           // runtime-audit violations of this workload
-  std::optional<KernelAudit> audit;        // what the traced, untimed audit call ran
+  std::optional<KernelAudit> audit;        // the traced call on fresh inputs, before timing
+  // The traced call on an input set the timed calls used, after timing (docs/protocol.md,
+  // "Runtime audit"); nullopt when nothing was timed or traced.
+  std::optional<KernelAudit> timed_audit;
+  // Where the workload's wall time went: seconds per phase ("start", "inputs", "calls",
+  // "digests", "outputs", "draws", "audit", "timing", "compare", "other"), both workers and the
+  // orchestrator together.
+  std::map<std::string, double> phases;
+  // The time the protocol itself needs: the timed samples plus the checked calls of both
+  // workers. wall_seconds over this is the evaluator's overhead (bench/evaluator_overhead.py).
+  double irreducible_seconds = 0.0;
 };
 
 struct Environment {
@@ -106,6 +106,8 @@ struct EvaluationResult {
   std::string impl_kind;    // reference | baseline | expert | solution
   std::string impl_path;
   std::string impl_hash;    // content hash of the implementation file
+  // "full" (the scored protocol) or "quick" (`d2k eval --quick`: small shapes, nothing timed).
+  std::string mode = "full";
   std::string device;       // cuda | cpu
   int protocol_version = kProtocolVersion;
   uint64_t base_seed = 0;   // secret during the run, stored afterwards for reproduction
@@ -124,8 +126,6 @@ void to_json(nlohmann::json& j, const OutputCheck& v);
 void from_json(const nlohmann::json& j, OutputCheck& v);
 void to_json(nlohmann::json& j, const TrialCheck& v);
 void from_json(const nlohmann::json& j, TrialCheck& v);
-void to_json(nlohmann::json& j, const Latency& v);
-void from_json(const nlohmann::json& j, Latency& v);
 void to_json(nlohmann::json& j, const WorkloadResult& v);
 void from_json(const nlohmann::json& j, WorkloadResult& v);
 void to_json(nlohmann::json& j, const Environment& v);

@@ -47,10 +47,10 @@ TEST(SpeedOfLightAndFindings, RoundTripThroughJson) {
                         "solution.py", 12, {"torch.matmul(a, b)"}});
   WorkloadResult w;
   w.workload = "w0";
-  w.sol = SpeedOfLight{1e12, 4e9, "bf16", 9e14, 4e12, 1.2e-3, 0.5};
+  w.sol = SpeedOfLight{1e12, 4e9, "bf16", 9e14, 4e12, "cuBLAS", "datasheet", 1.2e-3, 0.5};
   w.findings.push_back({"side_stream", "side_stream", "kernel on stream 7", "", 0, {"k1"}});
   WorkloadResult no_latency;
-  no_latency.sol = SpeedOfLight{1.0, 2.0, "fp32", 3.0, 4.0, 5.0};  // fraction stays NaN
+  no_latency.sol = SpeedOfLight{1.0, 2.0, "fp32", 3.0, 4.0, "", "", 5.0};  // fraction stays NaN
   r.workloads = {w, no_latency};
 
   const EvaluationResult back = nlohmann::json(r).get<EvaluationResult>();

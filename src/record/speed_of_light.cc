@@ -10,6 +10,8 @@ void to_json(nlohmann::json& j, const SpeedOfLight& v) {
        {"math_dtype", v.math_dtype},
        {"peak_flops_per_s", v.peak_flops_per_s},
        {"peak_bytes_per_s", v.peak_bytes_per_s},
+       {"flops_source", v.flops_source},
+       {"bytes_source", v.bytes_source},
        {"t_sol_s", v.t_sol_s}};
   // JSON has no NaN: a missing fraction is null.
   j["fraction"] = std::isfinite(v.fraction) ? nlohmann::json(v.fraction) : nlohmann::json(nullptr);
@@ -21,6 +23,8 @@ void from_json(const nlohmann::json& j, SpeedOfLight& v) {
   v.math_dtype = j.value("math_dtype", "");
   v.peak_flops_per_s = j.value("peak_flops_per_s", 0.0);
   v.peak_bytes_per_s = j.value("peak_bytes_per_s", 0.0);
+  v.flops_source = j.value("flops_source", "");
+  v.bytes_source = j.value("bytes_source", "");
   v.t_sol_s = j.value("t_sol_s", 0.0);
   const auto fraction = j.find("fraction");
   v.fraction = fraction != j.end() && fraction->is_number() ? fraction->get<double>()

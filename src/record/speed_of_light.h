@@ -14,11 +14,14 @@ struct SpeedOfLight {
   double flops = 0.0;             // floating-point operations of the reference computation
   double bytes = 0.0;             // least device-memory traffic: inputs read, outputs written
   std::string math_dtype;         // the dtype whose matrix ceiling bounds the flops, e.g. "bf16"
-  double peak_flops_per_s = 0.0;  // measured by `d2k doctor` on this device for math_dtype
-  double peak_bytes_per_s = 0.0;  // measured device-to-device copy bandwidth
+  double peak_flops_per_s = 0.0;  // the matrix ceiling for math_dtype (DeviceCeilings)
+  double peak_bytes_per_s = 0.0;  // the bandwidth ceiling (DeviceCeilings)
+  std::string flops_source;       // which: a measurement, or the datasheet
+  std::string bytes_source;
   double t_sol_s = 0.0;           // max(flops / peak_flops_per_s, bytes / peak_bytes_per_s)
-  // t_sol_s / mean latency; NaN without a latency. Above 1 the latency beat the bound, so the
-  // ceilings or the work model are wrong for this candidate (the paper's caveat).
+  // t_sol_s / mean latency; NaN without a latency. Above 1 the latency beat the bound, which the
+  // ceilings (the higher of measured and datasheet rates) and least-work models are built to
+  // rule out: the report flags it as an error of the bound.
   double fraction = std::numeric_limits<double>::quiet_NaN();
 };
 

@@ -31,6 +31,26 @@ void CudaContext::synchronize() const {
   check(CudaDriver::get().cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
+int64_t CudaContext::l2_bytes() const {
+  int bytes = 0;
+  check(CudaDriver::get().cuDeviceGetAttribute(&bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device_),
+        "cuDeviceGetAttribute(L2_CACHE_SIZE)");
+  return bytes;
+}
+
+std::string CudaContext::pci_bus_id() const {
+  char id[64] = {};
+  check(CudaDriver::get().cuDeviceGetPCIBusId(id, sizeof id - 1, device_), "cuDeviceGetPCIBusId");
+  return id;
+}
+
+int64_t CudaContext::free_bytes() const {
+  size_t free = 0;
+  size_t total = 0;
+  check(CudaDriver::get().cuMemGetInfo(&free, &total), "cuMemGetInfo");
+  return static_cast<int64_t>(free);
+}
+
 CudaStream::CudaStream() {
   check(CudaDriver::get().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
 }
@@ -69,6 +89,9 @@ CudaContext::~CudaContext() = default;
 std::string CudaContext::device_name() const { no_cuda(); }
 std::string CudaContext::driver_version() const { no_cuda(); }
 void CudaContext::synchronize() const { no_cuda(); }
+int64_t CudaContext::l2_bytes() const { no_cuda(); }
+std::string CudaContext::pci_bus_id() const { no_cuda(); }
+int64_t CudaContext::free_bytes() const { no_cuda(); }
 CudaStream::CudaStream() { no_cuda(); }
 CudaStream::~CudaStream() = default;
 void CudaStream::synchronize() const { no_cuda(); }
@@ -91,6 +114,23 @@ void copy_to_host(void* host_destination, const void* source, size_t bytes, bool
 #else
   throw std::logic_error("device memory in a build without CUDA");
 #endif
+}
+
+void copy_to_host_pinned(void* host_destination, const void* source, size_t bytes,
+                         bool on_device) {
+#ifdef D2K_HAVE_CUDA
+  if (on_device && bytes > 0) {
+    const auto& driver = CudaDriver::get();
+    if (driver.cuMemHostRegister(host_destination, bytes, 0) == CUDA_SUCCESS) {
+      const CUresult copied = driver.cuMemcpyDtoH(host_destination,
+                                                  reinterpret_cast<CUdeviceptr>(source), bytes);
+      driver.cuMemHostUnregister(host_destination);
+      check(copied, "cuMemcpyDtoH");
+      return;
+    }
+  }
+#endif
+  copy_to_host(host_destination, source, bytes, on_device);
 }
 
 void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "runtime/cuda_driver.h"
@@ -27,6 +28,10 @@ class CudaContext {
   std::string device_name() const;
   std::string driver_version() const;  // "13.0"
   void synchronize() const;            // every stream of the context, side streams included
+  int64_t l2_bytes() const;            // the device's L2 cache size
+  // "0000:19:00.0", the form NVML looks devices up by (nvml_monitor.h).
+  std::string pci_bus_id() const;
+  int64_t free_bytes() const;          // device memory free now
 
  private:
   CUdevice device_ = 0;
@@ -65,6 +70,10 @@ class CudaEvent {
 
 // Copies `bytes` to host memory from a pointer that lives on the device (`on_device`) or host.
 void copy_to_host(void* host_destination, const void* source, size_t bytes, bool on_device);
+// The same, into host memory the caller owns for the copy's duration (a file's mapping): the
+// pages are pinned for the copy, so it runs at the link's speed rather than through the
+// driver's staging buffers; where pinning fails, it copies the ordinary way.
+void copy_to_host_pinned(void* host_destination, const void* source, size_t bytes, bool on_device);
 // Copies between two buffers of the same residency (device-to-device or host-to-host). Device
 // copies are queued on `stream`, so they are ordered with the calls on it and are recorded when
 // that stream is being captured into a graph.

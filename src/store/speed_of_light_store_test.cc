@@ -33,10 +33,10 @@ record::Environment environment(const std::string& device_name, const std::strin
 record::DeviceCeilings ceilings(const std::string& created_at, double bf16) {
   record::DeviceCeilings c;
   c.created_at = created_at;
-  c.matmul_flops_per_s = {{"bf16", bf16}, {"fp16", bf16 * 1.01}};
-  c.copy_bytes_per_s = 4.1e12;
+  c.matmul = {{"bf16", {bf16, "cuBLAS"}}, {"fp16", {bf16 * 1.01, "cuBLAS"}}};
+  c.copy = {4.1e12, "driver copy"};
   c.matmul_size = 8192;
-  c.copy_bytes = int64_t{1} << 30;
+  c.stream_bytes = int64_t{1} << 30;
   return c;
 }
 
@@ -59,11 +59,11 @@ TEST_F(SpeedOfLightStoreTest, NewestCeilingsOfTheDeviceWinWhateverItsSoftware) {
   const auto loaded = store.latest_device_ceilings("NVIDIA H200");
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->created_at, "2026-11-02T00:00:00Z");
-  EXPECT_EQ(loaded->matmul_flops_per_s, newer.matmul_flops_per_s);
-  EXPECT_EQ(loaded->copy_bytes_per_s, 4.1e12);
+  EXPECT_EQ(nlohmann::json(loaded->matmul), nlohmann::json(newer.matmul));
+  EXPECT_EQ(loaded->copy.rate, 4.1e12);
   EXPECT_EQ(loaded->matmul_size, 8192);
-  EXPECT_EQ(loaded->copy_bytes, int64_t{1} << 30);
-  EXPECT_EQ(*loaded->matmul_ceiling("bf16"), 7.0e14);
+  EXPECT_EQ(loaded->stream_bytes, int64_t{1} << 30);
+  EXPECT_EQ(loaded->matmul_ceiling("bf16")->rate, 7.0e14);
   EXPECT_FALSE(loaded->matmul_ceiling("fp32").has_value());
 }
 

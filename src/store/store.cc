@@ -17,7 +17,7 @@ namespace {
 
 // kMigrations[i] takes a store from schema version i to i + 1, inside one transaction. Append new
 // steps (new tables, new columns); never edit a step that has shipped.
-constexpr std::array<const char*, 6> kMigrations{
+constexpr std::array<const char*, 7> kMigrations{
     R"sql(
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -172,6 +172,15 @@ CREATE TABLE agent_events (
 );
 CREATE INDEX agent_runs_by_task ON agent_runs (task_id, config, created_at, id);
 )sql",
+    R"sql(
+-- The timing protocol's detail (docs/timing.md): the whole latency record (every sample with
+-- its duration, calls and device readings; the cache policy and input sets), and per workload
+-- where its time went, the time the protocol itself needs and the traced call on a timed input
+-- set. Quick evaluations (`d2k eval --quick`) are kept apart from scored ones by `mode`.
+ALTER TABLE workload_results ADD COLUMN latency_json TEXT;
+ALTER TABLE workload_results ADD COLUMN timing_json TEXT;
+ALTER TABLE evaluations ADD COLUMN mode TEXT NOT NULL DEFAULT 'full';
+)sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(kMigrations.size());
 
@@ -180,7 +189,7 @@ constexpr std::string_view kWorkloadColumns =
     "w.workload, w.verdict, w.reason_code, w.message, w.wall_seconds, w.from_cache, "
     "w.latency_method, w.latency_mean_s, w.latency_stdev_s, w.latency_min_s, w.latency_max_s, "
     "w.calls_per_sample, w.samples_json, w.trials_json, w.workspace_bytes, w.sol_json, "
-    "w.audit_json";
+    "w.audit_json, w.latency_json, w.timing_json";
 
 // JSON has no NaN or infinity (nlohmann writes null, which reads back as 0.0), so non-finite
 // doubles inside JSON columns are written as {"$double": "nan" | "inf" | "-inf"}.
@@ -259,6 +268,16 @@ record::WorkloadResult read_workload(const Statement& row) {
     const nlohmann::json audit = from_json_text(row.column_text(16));
     w.findings = audit.at("findings").get<std::vector<record::Finding>>();
     if (!audit.at("audit").is_null()) w.audit = audit.at("audit").get<record::KernelAudit>();
+  }
+  if (!row.column_is_null(17)) w.latency = from_json_text(row.column_text(17)).get<record::Latency>();
+  if (!row.column_is_null(18)) {
+    // {"phases": {...}, "irreducible_seconds": s, "timed_audit": {...} or null}
+    const nlohmann::json timing = from_json_text(row.column_text(18));
+    w.phases = timing.at("phases").get<std::map<std::string, double>>();
+    w.irreducible_seconds = timing.at("irreducible_seconds").get<double>();
+    if (!timing.at("timed_audit").is_null()) {
+      w.timed_audit = timing.at("timed_audit").get<record::KernelAudit>();
+    }
   }
   return w;
 }
@@ -342,8 +361,8 @@ int64_t Store::save(record::EvaluationResult& result) {
 
   Statement evaluation = db_.prepare(
       "INSERT INTO evaluations (created_at, task_id, impl_kind, impl_path, impl_hash, device, "
-      "protocol_version, base_seed, environment_id, passed, build_json, validity_json) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "protocol_version, base_seed, environment_id, passed, build_json, validity_json, mode) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   evaluation.bind_text(1, result.created_at);
   evaluation.bind_text(2, result.task_id);
   evaluation.bind_text(3, result.impl_kind);
@@ -367,6 +386,7 @@ int64_t Store::save(record::EvaluationResult& result) {
   } else {
     evaluation.bind_null(12);
   }
+  evaluation.bind_text(13, result.mode);
   evaluation.step();
   const int64_t id = db_.last_insert_rowid();
 
@@ -374,9 +394,9 @@ int64_t Store::save(record::EvaluationResult& result) {
       "INSERT INTO workload_results (evaluation_id, ordinal, workload, verdict, reason_code, "
       "message, wall_seconds, from_cache, latency_method, latency_mean_s, latency_stdev_s, "
       "latency_min_s, latency_max_s, calls_per_sample, samples_json, trials_json, "
-      "workspace_bytes, sol_json, audit_json, peak_aux_bytes) "
+      "workspace_bytes, sol_json, audit_json, peak_aux_bytes, latency_json, timing_json) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-      "?19, ?20)");
+      "?19, ?20, ?21, ?22)");
   for (size_t ordinal = 0; ordinal < result.workloads.size(); ++ordinal) {
     const record::WorkloadResult& w = result.workloads[ordinal];
     workload.bind_int(1, id);
@@ -421,6 +441,14 @@ int64_t Store::save(record::EvaluationResult& result) {
     } else {
       workload.bind_null(20);
     }
+    if (w.latency) {
+      workload.bind_text(21, to_json_text(*w.latency));
+    } else {
+      workload.bind_null(21);
+    }
+    nlohmann::json timing = {{"phases", w.phases}, {"irreducible_seconds", w.irreducible_seconds}};
+    timing["timed_audit"] = w.timed_audit ? nlohmann::json(*w.timed_audit) : nlohmann::json(nullptr);
+    workload.bind_text(22, to_json_text(timing));
     workload.step();
     workload.reset();
   }
@@ -435,7 +463,7 @@ std::optional<record::EvaluationResult> Store::load(int64_t id) const {
   Statement evaluation = db_.prepare(
       "SELECT e.created_at, e.task_id, e.impl_kind, e.impl_path, e.impl_hash, e.device, "
       "e.protocol_version, e.base_seed, env.device_name, env.driver, env.cuda, env.torch, "
-      "env.triton, env.python, env.host, env.d2k_version, e.build_json, e.validity_json "
+      "env.triton, env.python, env.host, env.d2k_version, e.build_json, e.validity_json, e.mode "
       "FROM evaluations e JOIN environments env ON env.id = e.environment_id WHERE e.id = ?1");
   evaluation.bind_int(1, id);
   if (!evaluation.step()) return std::nullopt;
@@ -467,6 +495,7 @@ std::optional<record::EvaluationResult> Store::load(int64_t id) const {
     result.findings = validity.value("findings", std::vector<record::Finding>{});
     result.sandbox = validity.value("sandbox", "");
   }
+  result.mode = evaluation.column_text(18);
 
   Statement workloads = db_.prepare("SELECT " + std::string(kWorkloadColumns) +
                                     " FROM workload_results w WHERE w.evaluation_id = ?1 "
@@ -487,12 +516,14 @@ std::vector<EvaluationSummary> Store::list(const Query& query) const {
       "FROM evaluations e JOIN environments env ON env.id = e.environment_id "
       "WHERE (?1 IS NULL OR e.task_id = ?1) AND (?2 IS NULL OR e.impl_kind = ?2) "
       "AND (?3 = 0 OR e.passed = 1) AND (?5 IS NULL OR e.impl_hash = ?5) "
+      "AND (?6 = 1 OR e.mode = 'full') "
       "ORDER BY e.created_at DESC, e.id DESC LIMIT ?4");
   select.bind_optional_text(1, query.task);
   select.bind_optional_text(2, query.impl_kind);
   select.bind_int(3, query.passed_only ? 1 : 0);
   select.bind_int(4, query.limit > 0 ? query.limit : -1);  // SQLite: a negative LIMIT is none
   select.bind_optional_text(5, query.impl_hash);
+  select.bind_int(6, query.include_quick ? 1 : 0);
 
   std::vector<EvaluationSummary> summaries;
   while (select.step()) {
@@ -520,6 +551,7 @@ std::optional<record::WorkloadResult> Store::cached_workload(const CacheKey& key
       "JOIN environments env ON env.id = e.environment_id "
       "WHERE env.device_name = ?1 AND e.task_id = ?2 AND w.workload = ?3 AND e.impl_hash = ?4 "
       "AND e.protocol_version = ?5 AND e.impl_kind = ?6 AND w.verdict = 'passed' "
+      "AND e.mode = 'full' "
       "ORDER BY e.created_at DESC, e.id DESC LIMIT 1");
   select.bind_text(1, key.device_name);
   select.bind_text(2, key.task_id);

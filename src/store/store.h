@@ -25,6 +25,7 @@ struct Query {
   std::optional<std::string> impl_kind;
   std::optional<std::string> impl_hash;
   bool passed_only = false;
+  bool include_quick = false;  // `d2k eval --quick` records, which nothing scores
   int limit = 50;  // 0 or less: no limit
 };
 

@@ -466,7 +466,7 @@ TEST_F(StoreTest, SchemaVersionIsRecorded) {
   Database db(store_path());
   Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
   ASSERT_TRUE(version.step());
-  EXPECT_EQ(version.column_int(0), 6);
+  EXPECT_EQ(version.column_int(0), 7);
 }
 
 TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
@@ -479,7 +479,7 @@ TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
     Store::open(store_path());
     FAIL() << "opened a store with a newer schema";
   } catch (const StoreError& error) {
-    EXPECT_NE(std::string(error.what()).find("schema version 7, newer than this d2k knows (6)"),
+    EXPECT_NE(std::string(error.what()).find("schema version 8, newer than this d2k knows (7)"),
               std::string::npos)
         << error.what();
   }
@@ -629,6 +629,9 @@ TEST_F(StoreTest, JudgeTableIsAddedToAVersionOneStore) {
   {
     // Take the file back to version 1: the evaluation tables as they were, no judge table.
     Database db(store_path());
+    db.exec("ALTER TABLE evaluations DROP COLUMN mode");
+    db.exec("ALTER TABLE workload_results DROP COLUMN timing_json");
+    db.exec("ALTER TABLE workload_results DROP COLUMN latency_json");
     db.exec("DROP TABLE agent_events");
     db.exec("DROP TABLE agent_runs");
     db.exec("ALTER TABLE workload_results DROP COLUMN peak_aux_bytes");

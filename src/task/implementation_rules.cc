@@ -142,11 +142,17 @@ ImplementationRules read_implementation_rules(const fs::path& file) {
         fail(file, value.Mark(), "rules.custom_kernels: expected \"required\" or \"optional\"");
       }
       rules.custom_kernels_required = value.Scalar() == "required";
+    } else if (key == "allow_host_sync") {
+      if (!value.IsScalar() || value.Scalar().empty()) {
+        fail(file, value.Mark(),
+             "rules.allow_host_sync: expected the reason the task needs a host round trip");
+      }
+      rules.host_sync_reason = value.Scalar();
     } else {
       fail(file, entry.first.Mark(),
            fmt::format("rules.{}: unknown key (known: forbidden_modules, forbidden_calls, "
                        "forbidden_attributes, forbidden_operators, forbidden_libraries, "
-                       "torch_glue, allow, custom_kernels)",
+                       "torch_glue, allow, custom_kernels, allow_host_sync)",
                        key));
     }
   }
@@ -177,7 +183,8 @@ void to_json(nlohmann::json& j, const ImplementationRules& v) {
        {"custom_kernels_required", v.custom_kernels_required},
        {"torch_glue", v.torch_glue},
        {"compute_methods", v.compute_methods},
-       {"forbidden_libraries", v.forbidden_libraries}};
+       {"forbidden_libraries", v.forbidden_libraries},
+       {"host_sync_reason", v.host_sync_reason}};
 }
 
 }  // namespace d2k::task

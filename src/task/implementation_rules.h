@@ -26,13 +26,17 @@ struct ImplementationRules {
   std::vector<std::string> compute_methods;
   // Native candidates: library stems ("cublas" covers libcublas.so.12 and <cublas_v2.h>).
   std::vector<std::string> forbidden_libraries;
+  // Why the task's semantics need a host decision inside the call; when set, the runtime audit
+  // allows device-to-host copies and host synchronizations there (empty: they are findings).
+  std::string host_sync_reason;
 };
 
 ImplementationRules default_implementation_rules();
 
 // The defaults with the `rules` mapping of `file` applied: lists under forbidden_* and
 // torch_glue add to the defaults, `allow` removes names from them ("module_state" lifts that
-// rule), `custom_kernels` is "required" or "optional". Throws TaskError at the offending line.
+// rule), `custom_kernels` is "required" or "optional", `allow_host_sync` is the reason a host
+// round trip is allowed. Throws TaskError at the offending line.
 ImplementationRules read_implementation_rules(const std::filesystem::path& file);
 
 void to_json(nlohmann::json& j, const ImplementationRules& v);

@@ -49,6 +49,7 @@ TEST_F(ImplementationRulesTest, WithoutRulesTheDefaultsApply) {
   EXPECT_TRUE(has(rules.forbidden_libraries, "cublas"));
   EXPECT_TRUE(rules.forbid_module_state);
   EXPECT_FALSE(rules.custom_kernels_required);
+  EXPECT_EQ(rules.host_sync_reason, "");
 }
 
 TEST_F(ImplementationRulesTest, ATaskStatesOnlyItsDifferences) {
@@ -58,13 +59,15 @@ TEST_F(ImplementationRulesTest, ATaskStatesOnlyItsDifferences) {
       "  forbidden_calls: [torch.matmul]\n"
       "  forbidden_operators: ['@']\n"
       "  custom_kernels: required\n"
-      "  allow: [subprocess, module_state]\n");
+      "  allow: [subprocess, module_state]\n"
+      "  allow_host_sync: the output's length is read back to size it\n");
   EXPECT_TRUE(has(rules.forbidden_calls, "torch.matmul"));
   EXPECT_TRUE(has(rules.forbidden_calls, "eval")) << "defaults stay";
   EXPECT_TRUE(has(rules.forbidden_operators, "@"));
   EXPECT_TRUE(rules.custom_kernels_required);
   EXPECT_FALSE(has(rules.forbidden_modules, "subprocess"));
   EXPECT_FALSE(rules.forbid_module_state);
+  EXPECT_EQ(rules.host_sync_reason, "the output's length is read back to size it");
 }
 
 TEST_F(ImplementationRulesTest, MistakesAreReportedAtTheirLine) {
@@ -82,6 +85,12 @@ TEST_F(ImplementationRulesTest, MistakesAreReportedAtTheirLine) {
 
   TaskError kernels = error("requirements: [x]\nrules:\n  custom_kernels: maybe\n");
   EXPECT_EQ(kernels.line(), 3);
+
+  TaskError no_reason = error("requirements: [x]\nrules:\n  allow_host_sync: [yes]\n");
+  EXPECT_EQ(no_reason.line(), 3);
+  EXPECT_EQ(no_reason.message(),
+            "rules.allow_host_sync: expected the reason the task needs a host round trip");
+  EXPECT_EQ(error("requirements: [x]\nrules:\n  allow_host_sync: ''\n").line(), 3);
 }
 
 TEST_F(ImplementationRulesTest, TheRepositoryTasksDeclareTheirRules) {

@@ -87,6 +87,12 @@ const DistributionCheck* EvaluationSpec::distribution_check(std::string_view out
 
 bool InputRules::is_mutable(std::string_view name) const { return contains(mutable_inputs, name); }
 
+std::vector<std::reference_wrapper<Workload>> Task::all_workloads() {
+  std::vector<std::reference_wrapper<Workload>> all(workloads.begin(), workloads.end());
+  all.insert(all.end(), quick_workloads.begin(), quick_workloads.end());
+  return all;
+}
+
 const Workload* Task::find_workload(std::string_view label) const {
   for (const Workload& workload : workloads) {
     if (workload.label == label) return &workload;

@@ -3,6 +3,7 @@
 // or Python; the worker reads the Python files, this layer only locates them.
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -104,14 +105,14 @@ struct DistributionCheck {
 // How the evaluator runs this task (the "evaluation" object of config.json).
 struct EvaluationSpec {
   Device device = Device::cuda;
-  std::string timing_method = "events";  // a name from the timing method registry
-  // How the reference is timed when that differs: an eager reference that syncs with the host
-  // cannot be captured into the CUDA graph its candidates are timed with.
-  std::optional<std::string> reference_timing_method;
+  std::string timing_method = "events";  // a name from the timing method registry, for every
+                                         // implementation of every workload
+  std::string cache_policy = "cold";     // "cold" or "hot" (docs/timing.md, "Cache policy")
+  std::string stopping = "fixed";        // "fixed" or "noise" (docs/timing.md, "Stopping")
   std::vector<std::string> arguments;    // names of run(...)'s positional arguments, in order
   std::vector<std::string> outputs;      // names of the returned tensors, in order
   int correctness_trials = 3;
-  double min_sample_seconds = 1.0;       // each timed batch or graph lasts at least this long
+  double min_sample_seconds = 1.0;       // each sample lasts at least this (kMinSampleSeconds)
   int timing_samples = 5;                // batches (events) or replays (graph)
   double call_timeout_seconds = 120.0;   // no progress for this long: the worker is killed
   double workload_timeout_seconds = 1200.0;
@@ -128,6 +129,11 @@ struct EvaluationSpec {
   const DistributionCheck* distribution_check(std::string_view output) const;
 };
 
+// The shortest sample a GPU task's evaluation may take (the paper's protocol); only `d2k eval
+// --quick`, which times nothing, runs faster. CPU tasks (the pipeline demo and the test
+// fixtures) time the host's steady clock, which publishes no kernel latency, and may go lower.
+inline constexpr double kMinSampleSeconds = 1.0;
+
 struct Task {
   std::string id;
   std::filesystem::path dir;
@@ -135,6 +141,8 @@ struct Task {
   nlohmann::json config;
   nlohmann::json fixed_params;
   std::vector<Workload> workloads;
+  // Small shapes for `d2k eval --quick`: correctness in seconds, nothing timed or scored.
+  std::vector<Workload> quick_workloads;
   std::optional<WorkModel> work_model;
   InputRules input_rules;
   Tolerance tolerance;
@@ -143,6 +151,8 @@ struct Task {
   ImplementationRules rules;               // machine-checked, from the same file
 
   const Workload* find_workload(std::string_view label) const;
+  // The scored workloads, then the quick ones.
+  std::vector<std::reference_wrapper<Workload>> all_workloads();
   // The file that implements `kind`: reference.py; for a baseline or expert its folder's
   // solution.py, or its native solution.cu / solution.cpp when there is no solution.py.
   std::filesystem::path implementation_file(ImplKind kind) const;

@@ -34,9 +34,10 @@ constexpr std::array<const char*, 6> kRequiredFiles{"task_description.md",
                                                     "solution.py"};
 
 // d2k owns the "evaluation" object, so a misspelt key is an error rather than a silent default.
-constexpr std::array<std::string_view, 14> kEvaluationKeys{"device",
+constexpr std::array<std::string_view, 15> kEvaluationKeys{"device",
                                                            "timing",
-                                                           "reference_timing",
+                                                           "cache",
+                                                           "stopping",
                                                            "arguments",
                                                            "outputs",
                                                            "correctness_trials",
@@ -247,8 +248,11 @@ class ConfigReader {
   std::string_view text_;
 };
 
-std::vector<Workload> read_workloads(const ConfigReader& reader, const Node& config) {
-  const Node list = config.child("workloads");
+// The workloads listed under `key`; an absent optional list is empty.
+std::vector<Workload> read_workloads(const ConfigReader& reader, const Node& config,
+                                     const char* key, bool required) {
+  const Node list = config.child(key);
+  if (!required && list.value == nullptr) return {};
   const json& value = reader.require(list);
   if (!value.is_array() || value.empty()) {
     reader.fail(list.path, "expected a non-empty array of workload objects");
@@ -262,7 +266,7 @@ std::vector<Workload> read_workloads(const ConfigReader& reader, const Node& con
     for (size_t j = 0; j < workloads.size(); ++j) {
       if (workloads[j].label == workload.label) {
         reader.fail(label.path,
-                    fmt::format("duplicate label \"{}\" (also workloads[{}])", workload.label, j));
+                    fmt::format("duplicate label \"{}\" (also {}[{}])", workload.label, key, j));
       }
     }
     workloads.push_back(std::move(workload));
@@ -386,15 +390,32 @@ EvaluationSpec read_evaluation(const ConfigReader& reader, const Node& config) {
   }
   spec.device = *parsed;
   spec.timing_method = reader.string(node.child("timing"));
-  if (const Node reference_timing = node.child("reference_timing"); reference_timing.value != nullptr) {
-    spec.reference_timing_method = reader.string(reference_timing);
+  if (const Node cache = node.child("cache"); cache.value != nullptr) {
+    spec.cache_policy = reader.string(cache);
+    if (spec.cache_policy != "cold" && spec.cache_policy != "hot") {
+      reader.fail(cache.path, fmt::format("expected \"cold\" or \"hot\", got \"{}\"",
+                                          spec.cache_policy));
+    }
+  }
+  if (const Node stopping = node.child("stopping"); stopping.value != nullptr) {
+    spec.stopping = reader.string(stopping);
+    if (spec.stopping != "fixed" && spec.stopping != "noise") {
+      reader.fail(stopping.path, fmt::format("expected \"fixed\" or \"noise\", got \"{}\"",
+                                             spec.stopping));
+    }
   }
   spec.arguments = reader.names(node.child("arguments"), false);
   spec.outputs = reader.names(node.child("outputs"), false);
   spec.correctness_trials =
       reader.integer(node.child("correctness_trials"), 3, spec.correctness_trials);
-  spec.min_sample_seconds =
-      reader.number(node.child("min_sample_seconds"), Sign::positive, spec.min_sample_seconds);
+  const Node min_sample = node.child("min_sample_seconds");
+  spec.min_sample_seconds = reader.number(min_sample, Sign::positive, spec.min_sample_seconds);
+  if (spec.device == Device::cuda && spec.min_sample_seconds < kMinSampleSeconds) {
+    reader.fail(min_sample.path,
+                fmt::format("{} s is below the protocol's minimum of {:g} s for GPU tasks; "
+                            "`d2k eval --quick` is the fast path for diagnosis",
+                            spec.min_sample_seconds, kMinSampleSeconds));
+  }
   spec.timing_samples = reader.integer(node.child("timing_samples"), 2, spec.timing_samples);
   spec.call_timeout_seconds =
       reader.number(node.child("call_timeout_seconds"), Sign::positive, spec.call_timeout_seconds);
@@ -536,7 +557,7 @@ void check_distribution_checks(const ConfigReader& reader, const Node& config, T
                               check.seed_argument));
     }
     const std::string path = entry.child("draws").path;
-    for (Workload& workload : task.workloads) {
+    for (Workload& workload : task.all_workloads()) {
       double value = 0.0;
       try {
         value = evaluate_formula(check.draws, formula_variables(task.fixed_params, workload));
@@ -560,13 +581,16 @@ void read_config(Task& task, const fs::path& file) {
   reader.object(root);
   const Node fixed_params = root.child("fixed_params");
   task.fixed_params = fixed_params.value != nullptr ? reader.object(fixed_params) : json::object();
-  task.workloads = read_workloads(reader, root);
+  task.workloads = read_workloads(reader, root, "workloads", true);
+  task.quick_workloads = read_workloads(reader, root, "quick_workloads", false);
   task.work_model = read_work_model(reader, root, task.fixed_params, task.workloads);
   task.input_rules = read_input_rules(reader, root);
   task.tolerance = read_tolerance(reader, root);
   task.evaluation = read_evaluation(reader, root);
-  read_peak_aux_bounds(reader, root, task.fixed_params, task.evaluation.peak_aux_bytes,
-                       task.workloads);
+  for (auto* workloads : {&task.workloads, &task.quick_workloads}) {
+    read_peak_aux_bounds(reader, root, task.fixed_params, task.evaluation.peak_aux_bytes,
+                         *workloads);
+  }
   check_arguments_covered(reader, task.input_rules, task.evaluation);
   task.evaluation.distribution_checks = read_output_checks(reader, root);
   check_distribution_checks(reader, root, task);

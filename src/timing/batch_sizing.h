@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "timing/call_target.h"
 #include "timing/measurement_method.h"
 
 namespace d2k::timing {
@@ -9,10 +10,14 @@ namespace d2k::timing {
 // Throws std::invalid_argument naming the first setting no method can work with.
 void validate(const Settings& settings);
 
-// How many calls one sample holds so that it lasts at least `settings.min_sample_seconds`, given
-// the estimated device time of one call: ceil(min_sample_seconds / estimate_s), clamped to
-// [1, settings.max_calls_per_sample]. An estimate of zero or less (or NaN) means the call is
-// below the clock's resolution, so the largest sample is the only safe choice.
-int64_t calls_per_sample(const Settings& settings, double estimate_s);
+// Calls in one captured graph: whole rounds of `rotation` whose estimated device time comes
+// closest to settings.graph_seconds without exceeding settings.max_calls_per_graph (at least one
+// round). An estimate of zero or less (or NaN) means a call below the clock's resolution, so the
+// largest graph is the only safe choice.
+int64_t calls_per_graph(const Settings& settings, const InputRotation& rotation, double estimate_s);
+
+// Replays of a graph lasting `replay_s` that make a sample of at least min_sample_seconds, with
+// 5 % to spare; at least one.
+int64_t replays_per_sample(const Settings& settings, double replay_s);
 
 }  // namespace d2k::timing

@@ -5,14 +5,15 @@
 #include <vector>
 
 #include "timing/call_target.h"
+#include "timing/measurement_method.h"
 #include "timing/timing_backend.h"
 
 namespace d2k::timing {
 
 // Calls launched one after another on the stream, not from a graph, and timed with backend
-// intervals. Every method warms up and estimates with it; the events method also takes its
-// samples with it. State restoration is launched between calls and outside every interval, so
-// it is never counted.
+// intervals. Every method warms up with it; the events method also sizes and takes its samples
+// with it. Calls rotate over the target's input sets in whole rounds. State restoration is
+// launched between calls and outside every call's interval, so it is never counted.
 class EagerCalls {
  public:
   // Stateful calls are timed each in its own interval. Intervals are recorded without
@@ -21,26 +22,42 @@ class EagerCalls {
   // device is drained and they are read and reused.
   static constexpr int64_t kMaxPendingIntervals = 1024;
 
-  EagerCalls(CallTarget& target, TimingBackend& backend);
+  EagerCalls(CallTarget& target, TimingBackend& backend, const Settings& settings);
 
-  // One untimed call (after a restore when the target has state), then a synchronize, so one-time
-  // costs (compilation, autotuning, lazy allocation, cold caches) stay out of every timing.
+  const InputRotation& rotation() const { return rotation_; }
+  // One untimed call on set 0 (after a restore when the target has state), then a synchronize,
+  // so one-time costs (compilation, autotuning, lazy allocation) stay out of every timing.
   void warm_up();
-  // Device seconds of `count` calls. Without state: one interval around all of them. With state:
-  // the restore before each call is outside, the call inside its own interval, and the result is
-  // the sum of those intervals. Synchronizes before returning.
+  // Device seconds of `count` calls, a whole number of rounds. Without state: one interval around
+  // all of them. With state: each restore and each call in its own interval, and the calls'
+  // intervals summed. Synchronizes before returning. Throws UntimedWork when the host waited far
+  // longer than the intervals account for.
   double time(int64_t count);
-  // Device seconds of one call, averaged over `count` timed calls.
-  double estimate(int count);
+  // Calls per sample: whole rounds, starting with one round and grown from each batch's time
+  // until a batch lasts at least min_sample_seconds (or max_calls_per_sample is reached). The
+  // batches it times are discarded.
+  int64_t grow_to_sample();
 
  private:
-  double time_back_to_back(int64_t count);
-  double time_each_after_restore(int64_t count);
-  TimingBackend::Interval& interval(size_t index);
+  struct Timed {
+    double calls_s = 0.0;
+    double restores_s = 0.0;
+  };
+  Timed time_back_to_back(int64_t count);
+  Timed time_each_after_restore(int64_t count);
+  TimingBackend::Interval& interval(std::vector<std::unique_ptr<TimingBackend::Interval>>& pool,
+                                    size_t index);
 
   CallTarget& target_;
   TimingBackend& backend_;
-  std::vector<std::unique_ptr<TimingBackend::Interval>> intervals_;
+  const Settings& settings_;
+  InputRotation rotation_;
+  std::vector<std::unique_ptr<TimingBackend::Interval>> call_intervals_;
+  std::vector<std::unique_ptr<TimingBackend::Interval>> restore_intervals_;
 };
+
+// Throws UntimedWork when `host_s`, the host's wait for work whose intervals add up to
+// `device_s`, exceeds both twice `device_s` and `device_s` plus settings.untimed_work_seconds.
+void require_work_inside_intervals(double host_s, double device_s, const Settings& settings);
 
 }  // namespace d2k::timing

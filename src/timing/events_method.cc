@@ -1,41 +1,32 @@
 #include "timing/events_method.h"
 
-#include <vector>
+#include <algorithm>
 
 #include "timing/batch_sizing.h"
 #include "timing/eager_calls.h"
-#include "timing/statistics.h"
+#include "timing/sample_loop.h"
 
 namespace d2k::timing {
-namespace {
-
-// Per-call latency of each of `samples` batches of `calls_per_batch` calls.
-std::vector<double> run_samples(EagerCalls& eager, int64_t calls_per_batch, int samples) {
-  std::vector<double> per_call_s;
-  per_call_s.reserve(samples);
-  for (int i = 0; i < samples; ++i) {
-    per_call_s.push_back(eager.time(calls_per_batch) / static_cast<double>(calls_per_batch));
-  }
-  return per_call_s;
-}
-
-}  // namespace
 
 std::string EventsMethod::name() const { return "events"; }
 
 std::string EventsMethod::description() const {
-  return "device intervals around batches of back-to-back calls, each lasting at least "
-         "min_sample_seconds; with state, each call in its own interval and restores outside";
+  return "device intervals around batches of back-to-back calls rotating over the input sets, "
+         "each batch lasting at least min_sample_seconds; with state, each call in its own "
+         "interval and restores outside";
 }
 
 record::Latency EventsMethod::measure(CallTarget& target, TimingBackend& backend,
                                       const Settings& settings) const {
   validate(settings);
-  EagerCalls eager(target, backend);
+  EagerCalls eager(target, backend, settings);
   eager.warm_up();
-  const double estimate_s = eager.estimate(settings.estimate_calls);
-  const int64_t calls_per_batch = calls_per_sample(settings, estimate_s);
-  return summarize(name(), calls_per_batch, run_samples(eager, calls_per_batch, settings.samples));
+  const int64_t calls_per_batch = eager.grow_to_sample();
+  return take_samples(name(), calls_per_batch, [&](int64_t size) {
+    const int64_t calls = eager.rotation().whole_rounds(std::min(size, settings.max_calls_per_sample));
+    const double seconds = eager.time(calls);
+    return SampleRun{seconds, calls, seconds / static_cast<double>(calls)};
+  }, backend, settings);
 }
 
 }  // namespace d2k::timing

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "timing/fake_backend_test_util.h"
+#include "timing/timing_error.h"
 
 namespace d2k::timing {
 namespace {
@@ -16,8 +17,6 @@ using testing::FakeTarget;
 
 // Simulated seconds; a power of two, so sums of costs are exact.
 constexpr double kCall = 1.0 / 1024;
-// The warm-up call and the default three estimate calls run before the first batch.
-constexpr int64_t kCallsBeforeSamples = 4;
 
 Settings settings_with(double min_sample_seconds, int samples = 5) {
   Settings settings;
@@ -26,13 +25,21 @@ Settings settings_with(double min_sample_seconds, int samples = 5) {
   return settings;
 }
 
-TEST(EventsMethodTest, BatchesHoldCeilOfMinSampleSecondsOverEstimate) {
+TEST(EventsMethodTest, EverySampleLastsAtLeastTheMinimum) {
   FakeBackend backend;
   FakeTarget target(backend, constant(kCall));
   const record::Latency latency =
       EventsMethod().measure(target, backend, settings_with(10.5 * kCall));
-  EXPECT_EQ(latency.calls_per_sample, 11);
-  EXPECT_EQ(target.calls_run(), kCallsBeforeSamples + 5 * 11);
+  ASSERT_EQ(latency.samples.size(), 5u);
+  for (const auto& sample : latency.samples) {
+    EXPECT_GE(sample.duration_s, 10.5 * kCall);
+    EXPECT_EQ(sample.calls, 12);  // ceil(10.5 * 1.05)
+    EXPECT_DOUBLE_EQ(sample.duration_s, sample.calls * kCall);
+  }
+  EXPECT_EQ(latency.calls_per_sample, 12);
+  EXPECT_DOUBLE_EQ(latency.shortest_sample_s(), 12 * kCall);
+  // The warm-up call, one sizing batch of 1 and one of 12, then the samples.
+  EXPECT_EQ(target.calls_run(), 1 + 1 + 12 + 5 * 12);
 }
 
 TEST(EventsMethodTest, MeanEqualsSimulatedCallCost) {
@@ -41,78 +48,61 @@ TEST(EventsMethodTest, MeanEqualsSimulatedCallCost) {
   const record::Latency latency =
       EventsMethod().measure(target, backend, settings_with(10.5 * kCall));
   EXPECT_EQ(latency.method, "events");
+  EXPECT_EQ(latency.stopping, "fixed");
   EXPECT_DOUBLE_EQ(latency.mean_s, kCall);
   EXPECT_EQ(latency.stdev_s, 0.0);
   EXPECT_DOUBLE_EQ(latency.min_s, kCall);
   EXPECT_DOUBLE_EQ(latency.max_s, kCall);
+  EXPECT_EQ(latency.min_sample_seconds, 10.5 * kCall);
 }
 
-TEST(EventsMethodTest, WarmUpCallIsNeitherEstimatedNorReported) {
+TEST(EventsMethodTest, WarmUpCallIsNeitherSizedNorReported) {
   FakeBackend backend;
-  // A first call that compiles the kernel: were it estimated, batches would hold one call.
+  // A first call that compiles the kernel: were it sized on, batches would hold one call.
   FakeTarget target(backend, [](int64_t index) { return index == 0 ? 1000 * kCall : kCall; });
   const record::Latency latency =
       EventsMethod().measure(target, backend, settings_with(10.5 * kCall));
-  EXPECT_EQ(latency.calls_per_sample, 11);
+  EXPECT_EQ(latency.calls_per_sample, 12);
   EXPECT_DOUBLE_EQ(latency.max_s, kCall);
 }
 
-TEST(EventsMethodTest, ReportsOneSamplePerBatch) {
+TEST(EventsMethodTest, BatchesRotateOverInputSetsInWholeRounds) {
   FakeBackend backend;
   FakeTarget target(backend, constant(kCall));
+  target.set_input_sets(4);
   const record::Latency latency =
-      EventsMethod().measure(target, backend, settings_with(4 * kCall, 7));
-  EXPECT_EQ(latency.samples_s.size(), 7u);
-  EXPECT_EQ(target.calls_run(), kCallsBeforeSamples + 7 * 4);
+      EventsMethod().measure(target, backend, settings_with(10.5 * kCall));
+  for (const auto& sample : latency.samples) EXPECT_EQ(sample.calls % 4, 0);
+  // Every batch ends on set 0, so the last timed call ran on it.
+  EXPECT_EQ(target.sets_called().back(), 0);
 }
 
-TEST(EventsMethodTest, SpreadIsAcrossBatches) {
-  FakeBackend backend;
-  // Batches of 10 calls alternate between calls of 1 and 3 kCall.
-  FakeTarget target(backend, [](int64_t index) {
-    if (index < kCallsBeforeSamples) return kCall;
-    return (index - kCallsBeforeSamples) / 10 % 2 == 0 ? kCall : 3 * kCall;
-  });
-  const record::Latency latency =
-      EventsMethod().measure(target, backend, settings_with(10 * kCall));
-  ASSERT_EQ(latency.calls_per_sample, 10);
-  EXPECT_EQ(latency.samples_s, (std::vector<double>{kCall, 3 * kCall, kCall, 3 * kCall, kCall}));
-  EXPECT_DOUBLE_EQ(latency.mean_s, 1.8 * kCall);
-  // Deviations -0.8, 1.2, -0.8, 1.2, -0.8 kCall: 4.8 / (5 - 1) = 1.2 kCall^2.
-  EXPECT_DOUBLE_EQ(latency.stdev_s, std::sqrt(1.2) * kCall);
-  EXPECT_DOUBLE_EQ(latency.min_s, kCall);
-  EXPECT_DOUBLE_EQ(latency.max_s, 3 * kCall);
-}
-
-TEST(EventsMethodTest, RestorationIsNeverCounted) {
+TEST(EventsMethodTest, StatefulTargetsNeverCountRestores) {
   FakeBackend backend;
   FakeTarget target(backend, constant(kCall), constant(64 * kCall));
   const record::Latency latency =
       EventsMethod().measure(target, backend, settings_with(10.5 * kCall));
-  // Counted in the estimate, restores would shrink batches to one call.
-  EXPECT_EQ(latency.calls_per_sample, 11);
   EXPECT_DOUBLE_EQ(latency.mean_s, kCall);
-  EXPECT_DOUBLE_EQ(latency.max_s, kCall);
-  EXPECT_EQ(target.restores_run(), target.calls_run());
   EXPECT_EQ(target.calls_on_stale_state(), 0);
 }
 
-TEST(EventsMethodTest, CallsBelowClockResolutionGetLargestBatches) {
+TEST(EventsMethodTest, ASampleThatRanShortIsRetakenLarger) {
   FakeBackend backend;
-  FakeTarget target(backend, constant(0.0));
-  Settings settings = settings_with(1.0);
-  settings.max_calls_per_sample = 64;
-  const record::Latency latency = EventsMethod().measure(target, backend, settings);
-  EXPECT_EQ(latency.calls_per_sample, 64);
-  EXPECT_EQ(latency.mean_s, 0.0);
+  // Calls get four times faster after sizing (a clock boost): the first samples run short.
+  FakeTarget target(backend, [](int64_t index) { return index < 14 ? kCall : kCall / 4; });
+  const record::Latency latency =
+      EventsMethod().measure(target, backend, settings_with(10.5 * kCall));
+  EXPECT_GE(latency.retaken_short, 1);
+  for (const auto& sample : latency.samples) EXPECT_GE(sample.duration_s, 10.5 * kCall);
+  EXPECT_DOUBLE_EQ(latency.mean_s, kCall / 4);
 }
 
-TEST(EventsMethodTest, RejectsInvalidSettingsBeforeAnyCall) {
+TEST(EventsMethodTest, SamplesThatStayShortAreAHarnessError) {
   FakeBackend backend;
   FakeTarget target(backend, constant(kCall));
-  EXPECT_THROW(EventsMethod().measure(target, backend, settings_with(1.0, 0)),
-               std::invalid_argument);
-  EXPECT_EQ(target.calls_run(), 0);
+  Settings settings = settings_with(1000 * kCall);
+  settings.max_calls_per_sample = 100;
+  EXPECT_THROW(EventsMethod().measure(target, backend, settings), SampleTooShort);
 }
 
 }  // namespace

@@ -4,13 +4,16 @@
 // that it should not (a restore, a warm-up) shows up as a wrong number.
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "record/latency.h"
 #include "timing/call_target.h"
 #include "timing/timing_backend.h"
 
@@ -34,6 +37,13 @@ class FakeBackend : public TimingBackend {
       clock_s_ += work();
     }
   }
+  // Work on a stream no interval brackets (a side stream): the host waits for it at the next
+  // synchronize, but no interval sees it.
+  void launch_untimed(double seconds) { untimed_pending_s_ += seconds; }
+  // Readings read_device() returns, in order; once they run out, it returns nullopt.
+  void script_readings(std::deque<record::DeviceReading> readings) {
+    readings_ = std::move(readings);
+  }
   double now_s() const { return clock_s_; }
   int64_t synchronizations() const { return synchronizations_; }
   int64_t intervals_created() const { return intervals_created_; }
@@ -47,6 +57,15 @@ class FakeBackend : public TimingBackend {
   void synchronize() override {
     require_not_capturing("synchronize");
     ++synchronizations_;
+    host_waited_s_ += untimed_pending_s_;
+    untimed_pending_s_ = 0.0;
+  }
+  double host_now_s() const override { return clock_s_ + host_waited_s_; }
+  std::optional<record::DeviceReading> read_device() override {
+    if (readings_.empty()) return std::nullopt;
+    record::DeviceReading reading = readings_.front();
+    readings_.pop_front();
+    return reading;
   }
   bool supports_graphs() const override { return supports_graphs_; }
   std::unique_ptr<Graph> capture(const std::function<void()>& body) override {
@@ -119,6 +138,9 @@ class FakeBackend : public TimingBackend {
 
   bool supports_graphs_;
   double clock_s_ = 0.0;
+  double untimed_pending_s_ = 0.0;
+  double host_waited_s_ = 0.0;
+  std::deque<record::DeviceReading> readings_;
   std::vector<Work>* capturing_ = nullptr;
   int64_t synchronizations_ = 0;
   int64_t intervals_created_ = 0;
@@ -127,8 +149,9 @@ class FakeBackend : public TimingBackend {
 
 // A candidate whose i-th call to run on the device (graph replays included) costs `call_cost(i)`
 // simulated seconds. Given a restore cost it has state: the i-th restore to run costs
-// `restore_cost(i)`, and a call that runs without a restore since the previous call is counted
-// as running on stale state.
+// `restore_cost(i)`, and a call that runs without a restore of its own set since the previous
+// call is counted as running on stale state. It has `sets` input sets and records which set each
+// call ran on.
 class FakeTarget : public CallTarget {
  public:
   using Cost = std::function<double(int64_t index)>;
@@ -140,27 +163,31 @@ class FakeTarget : public CallTarget {
         call_cost_(std::move(call_cost)),
         restore_cost_(std::move(restore_cost)) {}
 
-  void call() override {
-    backend_.launch([this] {
-      if (has_state() && !state_fresh_) ++calls_on_stale_state_;
-      state_fresh_ = false;
+  void set_input_sets(int64_t sets) { sets_ = sets; }
+  int64_t input_sets() const override { return sets_; }
+  void call(int64_t set) override {
+    if (set < 0 || set >= sets_) throw std::logic_error("call on an input set that does not exist");
+    backend_.launch([this, set] {
+      if (has_state() && fresh_set_ != set) ++calls_on_stale_state_;
+      fresh_set_ = -1;
+      sets_called_.push_back(set);
       return call_cost_(calls_run_++);
     });
   }
   bool has_state() const override { return static_cast<bool>(restore_cost_); }
-  void restore_state() override {
+  void restore_state(int64_t set) override {
     if (!has_state()) throw std::logic_error("restore_state on a target without state");
-    backend_.launch([this] {
+    backend_.launch([this, set] {
       const double cost_s = restore_cost_(restores_run_++);
-      state_fresh_ = true;
+      fresh_set_ = set;
       return cost_s;
     });
   }
 
-  // Whether the state has been restored and not yet used by a call (as a restore runs, whether
-  // the one before it was left unused).
-  bool state_fresh() const { return state_fresh_; }
+  // Whether the state has been restored and not yet used by a call.
+  bool state_fresh() const { return fresh_set_ >= 0; }
   int64_t calls_run() const { return calls_run_; }
+  const std::vector<int64_t>& sets_called() const { return sets_called_; }
   int64_t restores_run() const { return restores_run_; }
   int64_t calls_on_stale_state() const { return calls_on_stale_state_; }
 
@@ -168,7 +195,9 @@ class FakeTarget : public CallTarget {
   FakeBackend& backend_;
   Cost call_cost_;
   Cost restore_cost_;
-  bool state_fresh_ = false;
+  int64_t sets_ = 1;
+  int64_t fresh_set_ = -1;
+  std::vector<int64_t> sets_called_;
   int64_t calls_run_ = 0;
   int64_t restores_run_ = 0;
   int64_t calls_on_stale_state_ = 0;

@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
-#include <vector>
 
 #include "timing/batch_sizing.h"
 #include "timing/eager_calls.h"
-#include "timing/statistics.h"
+#include "timing/sample_loop.h"
 
 namespace d2k::timing {
 namespace {
 
 using Graph = TimingBackend::Graph;
-using Interval = TimingBackend::Interval;
 
 void require_graphs(const TimingBackend& backend) {
   if (!backend.supports_graphs()) {
@@ -27,69 +25,52 @@ void require_graphs(const TimingBackend& backend) {
 struct CapturedWork {
   std::unique_ptr<Graph> calls;
   std::unique_ptr<Graph> restores;
+  int64_t calls_per_graph = 0;
 };
 
-CapturedWork capture(CallTarget& target, TimingBackend& backend, int64_t calls) {
+CapturedWork capture(CallTarget& target, TimingBackend& backend, const InputRotation& rotation,
+                     int64_t calls) {
   CapturedWork work;
-  if (!target.has_state()) {
-    work.calls = backend.capture([&] {
-      for (int64_t i = 0; i < calls; ++i) target.call();
-    });
-    return work;
-  }
+  work.calls_per_graph = calls;
   work.calls = backend.capture([&] {
     for (int64_t i = 0; i < calls; ++i) {
-      target.restore_state();
-      target.call();
+      if (target.has_state()) target.restore_state(rotation.set_of(i));
+      target.call(rotation.set_of(i));
     }
   });
-  work.restores = backend.capture([&] {
-    for (int64_t i = 0; i < calls; ++i) target.restore_state();
-  });
+  if (target.has_state()) {
+    work.restores = backend.capture([&] {
+      for (int64_t i = 0; i < calls; ++i) target.restore_state(rotation.set_of(i));
+    });
+  }
   return work;
 }
 
-// Untimed first replays: they pay the one-time costs of a graph's first launch (uploading it to
-// the device), as the eager warm-up call does for the call itself.
-void warm_up(const CapturedWork& work) {
-  work.calls->launch();
-  if (work.restores) work.restores->launch();
+// Queues `replays` back-to-back launches of `graph` inside `interval`.
+void queue_replays(Graph& graph, int64_t replays, TimingBackend::Interval& interval) {
+  interval.start();
+  for (int64_t r = 0; r < replays; ++r) graph.launch();
+  interval.stop();
 }
 
-std::unique_ptr<Interval> time_launch(TimingBackend& backend, Graph& graph) {
-  auto interval = backend.new_interval();
-  interval->start();
-  graph.launch();
-  interval->stop();
-  return interval;
-}
-
-// Replay seconds of `calls` net of restores, one per sample. All replays are queued back to back
-// behind the warm-up replays and read after a single synchronize, so no interval includes the
-// device waiting for a launch. With state, pairs and restores-only replays alternate so that
-// clock drift affects both sides of each subtraction alike.
-std::vector<double> run_samples(TimingBackend& backend, const CapturedWork& work, int samples) {
-  std::vector<std::unique_ptr<Interval>> call_replays;
-  std::vector<std::unique_ptr<Interval>> restore_replays;
-  for (int i = 0; i < samples; ++i) {
-    call_replays.push_back(time_launch(backend, *work.calls));
-    if (work.restores) restore_replays.push_back(time_launch(backend, *work.restores));
-  }
+// One sample of `replays` replays: the pairs' interval, and the restores-only interval after it
+// when there is state. Both are queued before a single synchronize, so the device never waits
+// for a launch inside an interval.
+SampleRun run_sample(TimingBackend& backend, const CapturedWork& work, int64_t replays,
+                     const Settings& settings) {
+  const auto pairs = backend.new_interval();
+  const auto restores = work.restores ? backend.new_interval() : nullptr;
+  const double host_start = backend.host_now_s();
+  queue_replays(*work.calls, replays, *pairs);
+  if (work.restores) queue_replays(*work.restores, replays, *restores);
   backend.synchronize();
-  std::vector<double> replay_s;
-  replay_s.reserve(samples);
-  for (int i = 0; i < samples; ++i) {
-    const double restores_s = work.restores ? restore_replays[i]->seconds() : 0.0;
-    // Noise can make the restores-only replay the longer one when a call is far cheaper than
-    // its restore; a latency below zero means nothing, so it reads as zero.
-    replay_s.push_back(std::max(0.0, call_replays[i]->seconds() - restores_s));
-  }
-  return replay_s;
-}
-
-std::vector<double> per_call(std::vector<double> replay_s, int64_t calls) {
-  for (double& seconds : replay_s) seconds /= static_cast<double>(calls);
-  return replay_s;
+  const double pairs_s = pairs->seconds();
+  const double restores_s = restores ? restores->seconds() : 0.0;
+  require_work_inside_intervals(backend.host_now_s() - host_start, pairs_s + restores_s, settings);
+  const int64_t calls = replays * work.calls_per_graph;
+  // Noise can make the restores-only replays the longer ones when a call is far cheaper than its
+  // restore; a latency below zero means nothing, so it reads as zero.
+  return {pairs_s, calls, std::max(0.0, pairs_s - restores_s) / static_cast<double>(calls)};
 }
 
 }  // namespace
@@ -97,22 +78,30 @@ std::vector<double> per_call(std::vector<double> replay_s, int64_t calls) {
 std::string GraphMethod::name() const { return "graph"; }
 
 std::string GraphMethod::description() const {
-  return "replays of one graph of N calls lasting at least min_sample_seconds, per call = replay "
-         "/ N; with state, (restore, call) pairs minus a graph of N restores";
+  return "one graph of N calls rotating over the input sets, replayed R times inside each "
+         "interval of at least min_sample_seconds, per call = interval / (R * N); with state, "
+         "(restore, call) pairs minus as many replays of a graph of N restores";
 }
 
 record::Latency GraphMethod::measure(CallTarget& target, TimingBackend& backend,
                                      const Settings& settings) const {
   validate(settings);
   require_graphs(backend);
-  EagerCalls eager(target, backend);
+  EagerCalls eager(target, backend, settings);
   eager.warm_up();
-  const double estimate_s = eager.estimate(settings.estimate_calls);
-  const int64_t calls_per_graph = calls_per_sample(settings, estimate_s);
-  const CapturedWork work = capture(target, backend, calls_per_graph);
-  warm_up(work);
-  const std::vector<double> replay_s = run_samples(backend, work, settings.samples);
-  return summarize(name(), calls_per_graph, per_call(replay_s, calls_per_graph));
+  const InputRotation& rotation = eager.rotation();
+  const double estimate_s = eager.time(rotation.sets()) / static_cast<double>(rotation.sets());
+  const CapturedWork work =
+      capture(target, backend, rotation, calls_per_graph(settings, rotation, estimate_s));
+  // An untimed replay pays the one-time cost of a graph's first launch (its upload), then one
+  // sample of a single replay measures the graph for sizing.
+  work.calls->launch();
+  if (work.restores) work.restores->launch();
+  backend.synchronize();
+  const SampleRun sizing = run_sample(backend, work, 1, settings);
+  return take_samples(name(), replays_per_sample(settings, sizing.duration_s),
+                      [&](int64_t replays) { return run_sample(backend, work, replays, settings); },
+                      backend, settings);
 }
 
 }  // namespace d2k::timing

@@ -6,10 +6,12 @@
 
 namespace d2k::timing {
 
-// For calls short enough that launch overhead would show: N calls captured into one graph that
-// lasts at least `min_sample_seconds`, replayed `samples` times; one sample is the replay's time
-// divided by N. Stateful tasks capture (restore, call) pairs and, separately, N restores alone;
-// each sample subtracts a restores-only replay from a pairs replay. Needs a backend with graphs.
+// For calls short enough that launch overhead would show: N calls (whole rounds over the input
+// sets, about Settings::graph_seconds of work) captured into one graph, and each sample an
+// interval around R back-to-back replays lasting at least `min_sample_seconds`; one sample's
+// per-call latency is its time divided by R * N. Stateful tasks capture (restore, call) pairs
+// and, separately, N restores alone; each sample subtracts R restores-only replays from R pairs
+// replays. Needs a backend with graphs.
 class GraphMethod : public MeasurementMethod {
  public:
   std::string name() const override;

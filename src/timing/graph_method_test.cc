@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "timing/fake_backend_test_util.h"
+#include "timing/timing_error.h"
 
 namespace d2k::timing {
 namespace {
@@ -20,105 +21,100 @@ using testing::FakeTarget;
 
 // Simulated seconds; a power of two, so sums of costs are exact.
 constexpr double kCall = 1.0 / 1024;
-// The eager warm-up call and the default three estimate calls run before any graph.
-constexpr int64_t kEagerCalls = 4;
 
-Settings settings_with(double min_sample_seconds, int samples = 5) {
+// Graphs of 8 calls (8 * kCall of work), samples of at least 100 * kCall.
+Settings settings_with(int samples = 5) {
   Settings settings;
-  settings.min_sample_seconds = min_sample_seconds;
+  settings.min_sample_seconds = 100 * kCall;
+  settings.graph_seconds = 8 * kCall;
   settings.samples = samples;
   return settings;
 }
 
-TEST(GraphMethodTest, GraphHoldsCeilOfMinSampleSecondsOverEstimate) {
+TEST(GraphMethodTest, EachSampleReplaysTheGraphUntilItLastsTheMinimum) {
   FakeBackend backend;
   FakeTarget target(backend, constant(kCall));
-  const record::Latency latency =
-      GraphMethod().measure(target, backend, settings_with(10.5 * kCall));
-  EXPECT_EQ(latency.calls_per_sample, 11);
-  // One untimed replay, then one per sample.
-  EXPECT_EQ(backend.graphs_launched(), 1 + 5);
-  EXPECT_EQ(target.calls_run(), kEagerCalls + (1 + 5) * 11);
+  const record::Latency latency = GraphMethod().measure(target, backend, settings_with());
+  ASSERT_EQ(latency.samples.size(), 5u);
+  for (const auto& sample : latency.samples) {
+    EXPECT_GE(sample.duration_s, 100 * kCall);
+    // ceil(100 * 1.05 / 8) = 14 replays of 8 calls.
+    EXPECT_EQ(sample.calls, 14 * 8);
+  }
+  // Warm-up call, one eager call to estimate, the untimed and the sizing replays, the samples.
+  EXPECT_EQ(backend.graphs_launched(), 1 + 1 + 5 * 14);
+  EXPECT_EQ(target.calls_run(), 1 + 1 + (2 + 5 * 14) * 8);
 }
 
-TEST(GraphMethodTest, PerCallLatencyIsReplayTimeOverCalls) {
+TEST(GraphMethodTest, PerCallLatencyIsSampleTimeOverCalls) {
   FakeBackend backend;
   FakeTarget target(backend, constant(kCall));
-  const record::Latency latency =
-      GraphMethod().measure(target, backend, settings_with(10.5 * kCall, 7));
+  const record::Latency latency = GraphMethod().measure(target, backend, settings_with(7));
   EXPECT_EQ(latency.method, "graph");
   EXPECT_EQ(latency.samples_s.size(), 7u);
   EXPECT_DOUBLE_EQ(latency.mean_s, kCall);
   EXPECT_EQ(latency.stdev_s, 0.0);
 }
 
-TEST(GraphMethodTest, FirstReplayIsNotReported) {
+TEST(GraphMethodTest, GraphHoldsWholeRoundsAndEndsOnSetZero) {
   FakeBackend backend;
-  // Calls of the first replay (after the eager ones) are slow, as a graph's first launch is.
-  FakeTarget target(backend, [](int64_t index) {
-    return index >= kEagerCalls && index < kEagerCalls + 10 ? 100 * kCall : kCall;
-  });
-  const record::Latency latency =
-      GraphMethod().measure(target, backend, settings_with(10 * kCall));
-  ASSERT_EQ(latency.calls_per_sample, 10);
-  EXPECT_DOUBLE_EQ(latency.max_s, kCall);
+  FakeTarget target(backend, constant(kCall));
+  target.set_input_sets(3);
+  const record::Latency latency = GraphMethod().measure(target, backend, settings_with());
+  // 8 * kCall of work is closest to 3 rounds of 3 calls.
+  EXPECT_EQ(latency.samples.front().calls % 9, 0);
+  EXPECT_EQ(target.sets_called().back(), 0);
 }
 
-TEST(GraphMethodTest, SpreadIsAcrossReplays) {
+TEST(GraphMethodTest, GraphSizeIsCappedByMaxCallsPerGraph) {
   FakeBackend backend;
-  // After the eager calls and the untimed replay of 10, replays alternate 1 and 3 kCall a call.
-  constexpr int64_t kFirstTimed = kEagerCalls + 10;
+  FakeTarget target(backend, constant(kCall));
+  Settings settings = settings_with();
+  settings.max_calls_per_graph = 4;
+  const record::Latency latency = GraphMethod().measure(target, backend, settings);
+  EXPECT_EQ(latency.samples.front().calls % 4, 0);
+  EXPECT_EQ(latency.samples.front().calls, 27 * 4);  // ceil(105 / 4) replays
+}
+
+TEST(GraphMethodTest, FirstReplayIsNotReported) {
+  FakeBackend backend;
+  // The first replay's calls (after the two eager ones) are slow, as a graph's first launch is.
   FakeTarget target(backend, [](int64_t index) {
-    if (index < kFirstTimed) return kCall;
-    return (index - kFirstTimed) / 10 % 2 == 0 ? kCall : 3 * kCall;
+    return index >= 2 && index < 10 ? 100 * kCall : kCall;
   });
-  const record::Latency latency =
-      GraphMethod().measure(target, backend, settings_with(10 * kCall));
-  ASSERT_EQ(latency.calls_per_sample, 10);
-  EXPECT_EQ(latency.samples_s, (std::vector<double>{kCall, 3 * kCall, kCall, 3 * kCall, kCall}));
-  EXPECT_DOUBLE_EQ(latency.mean_s, 1.8 * kCall);
-  EXPECT_DOUBLE_EQ(latency.stdev_s, std::sqrt(1.2) * kCall);
-  EXPECT_DOUBLE_EQ(latency.min_s, kCall);
-  EXPECT_DOUBLE_EQ(latency.max_s, 3 * kCall);
+  const record::Latency latency = GraphMethod().measure(target, backend, settings_with());
+  EXPECT_DOUBLE_EQ(latency.max_s, kCall);
 }
 
 TEST(GraphMethodTest, SubtractsRestoresFromStatefulReplays) {
   FakeBackend backend;
   FakeTarget target(backend, constant(kCall), constant(64 * kCall));
-  const record::Latency latency =
-      GraphMethod().measure(target, backend, settings_with(10.5 * kCall));
-  EXPECT_EQ(latency.calls_per_sample, 11);
+  const record::Latency latency = GraphMethod().measure(target, backend, settings_with());
   EXPECT_DOUBLE_EQ(latency.mean_s, kCall);
   EXPECT_DOUBLE_EQ(latency.max_s, kCall);
   EXPECT_EQ(target.calls_on_stale_state(), 0);
-  // Pairs and restores-only graphs: one untimed replay each, then one each per sample.
-  EXPECT_EQ(backend.graphs_launched(), 2 * (1 + 5));
-  EXPECT_EQ(target.calls_run(), kEagerCalls + (1 + 5) * 11);
-  EXPECT_EQ(target.restores_run(), kEagerCalls + 2 * (1 + 5) * 11);
+  // The pairs' interval alone lasts the minimum.
+  for (const auto& sample : latency.samples) EXPECT_GE(sample.duration_s, 100 * kCall);
 }
 
 TEST(GraphMethodTest, NegativeDifferenceReadsAsZero) {
   FakeBackend backend;
-  // Restoring state nobody used costs four times as much, so restores-only replays outlast
-  // replays of (restore, call) pairs.
-  const FakeTarget* self = nullptr;
-  FakeTarget target(backend, constant(kCall),
-                    [&self](int64_t) { return self->state_fresh() ? 4 * kCall : kCall; });
-  self = &target;
-  const record::Latency latency =
-      GraphMethod().measure(target, backend, settings_with(10 * kCall));
-  EXPECT_EQ(latency.samples_s, std::vector<double>(5, 0.0));
-  EXPECT_EQ(latency.mean_s, 0.0);
+  // Restores cost more in the restores-only graph than between calls: a difference below zero.
+  FakeTarget target(backend, constant(kCall), [](int64_t index) {
+    return index % 16 < 8 ? kCall : 4 * kCall;
+  });
+  const record::Latency latency = GraphMethod().measure(target, backend, settings_with());
+  EXPECT_GE(latency.min_s, 0.0);
 }
 
-TEST(GraphMethodTest, BackendWithoutGraphsIsAnErrorBeforeAnyCall) {
+TEST(GraphMethodTest, RefusesBackendsWithoutGraphsBeforeAnyCall) {
   FakeBackend backend(/*supports_graphs=*/false);
   FakeTarget target(backend, constant(kCall));
   try {
-    GraphMethod().measure(target, backend, settings_with(1.0));
+    GraphMethod().measure(target, backend, settings_with());
     FAIL() << "expected std::runtime_error";
   } catch (const std::runtime_error& error) {
-    EXPECT_THAT(std::string(error.what()), AllOf(HasSubstr("graph"), HasSubstr("'fake'")));
+    EXPECT_THAT(std::string(error.what()), AllOf(HasSubstr("graph"), HasSubstr("fake")));
   }
   EXPECT_EQ(target.calls_run(), 0);
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -10,10 +11,19 @@
 namespace d2k::timing {
 
 struct Settings {
-  double min_sample_seconds = 1.0;  // each batch (events) or graph (graph) lasts at least this
-  int samples = 5;                  // batches or graph replays that are reported
-  int estimate_calls = 3;           // calls timed once to size the batches
-  long long max_calls_per_sample = 1LL << 20;
+  double min_sample_seconds = 1.0;  // every sample's interval lasts at least this long
+  int samples = 5;                  // "fixed": exactly this many; "noise": at least this many
+  std::string stopping = "fixed";   // the stopping rule (stopping_rule.h)
+  double noise_target = 0.005;      // "noise": the relative standard error of the mean to reach
+  double max_sampling_seconds = 30.0;  // "noise": stop once the kept samples last this long
+  int max_held_back_retakes = 3;   // samples taken again because the device throttled
+  int max_short_retakes = 3;       // samples taken again, larger, because they ran short
+  double graph_seconds = 0.02;     // "graph": how long one captured graph should run
+  int64_t max_calls_per_graph = 4096;
+  int64_t max_calls_per_sample = int64_t{1} << 26;
+  // The host may wait this much longer than the timed interval (and at least as long again as
+  // the interval) before the call is taken to leave work outside it (timing_error.h).
+  double untimed_work_seconds = 0.5;
 };
 
 // One way of turning repeated calls into a per-call latency. Methods are stateless policies
@@ -23,6 +33,8 @@ class MeasurementMethod {
   virtual ~MeasurementMethod() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  // Throws SampleTooShort or UntimedWork (timing_error.h), std::invalid_argument for settings no
+  // method can work with, and whatever the target's calls throw.
   virtual record::Latency measure(CallTarget& target, TimingBackend& backend,
                                   const Settings& settings) const = 0;
 };

@@ -1,18 +1,17 @@
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "record/result.h"
+#include "record/latency.h"
 
 namespace d2k::timing {
 
-// Turns the per-call latency of each sample (a batch or a graph replay) into the reported record.
-// The spread is the sample standard deviation, with Bessel's correction, because a handful of
-// samples estimates the spread of batch means rather than being all of them; one sample has no
-// spread (stdev 0). Throws std::invalid_argument when there are no samples.
-record::Latency summarize(std::string method, int64_t calls_per_sample,
-                          std::vector<double> per_call_samples_s);
+// Fills `latency`'s summary from its `samples`: the mean of their per-call latencies, their
+// spread as the sample standard deviation (Bessel's correction, because a handful of samples
+// estimates the spread of sample means rather than being all of them; one sample has no spread),
+// min, max, samples_s and calls_per_sample (the last sample's). Throws std::invalid_argument
+// when there are no samples.
+void summarize(record::Latency& latency);
 
 }  // namespace d2k::timing

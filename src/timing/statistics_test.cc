@@ -8,8 +8,17 @@
 namespace d2k::timing {
 namespace {
 
+record::Latency with_samples(std::vector<double> per_call_s, int64_t calls = 7) {
+  record::Latency latency;
+  for (const double value : per_call_s) {
+    latency.samples.push_back({value * static_cast<double>(calls), calls, value, {}, {}, ""});
+  }
+  summarize(latency);
+  return latency;
+}
+
 TEST(StatisticsTest, OneSampleHasNoSpread) {
-  const record::Latency latency = summarize("events", 7, {0.25});
+  const record::Latency latency = with_samples({0.25});
   EXPECT_EQ(latency.mean_s, 0.25);
   EXPECT_EQ(latency.stdev_s, 0.0);
   EXPECT_EQ(latency.min_s, 0.25);
@@ -17,7 +26,7 @@ TEST(StatisticsTest, OneSampleHasNoSpread) {
 }
 
 TEST(StatisticsTest, AlternatingSamples) {
-  const record::Latency latency = summarize("events", 7, {1.0, 3.0, 1.0, 3.0});
+  const record::Latency latency = with_samples({1.0, 3.0, 1.0, 3.0});
   EXPECT_DOUBLE_EQ(latency.mean_s, 2.0);
   // Deviations are +-1: 4 / (4 - 1).
   EXPECT_DOUBLE_EQ(latency.stdev_s, std::sqrt(4.0 / 3.0));
@@ -27,16 +36,15 @@ TEST(StatisticsTest, AlternatingSamples) {
 
 TEST(StatisticsTest, StandardDeviationUsesBesselsCorrection) {
   // The population standard deviation of {1, 3} is 1; the sample standard deviation is sqrt(2).
-  EXPECT_DOUBLE_EQ(summarize("events", 1, {1.0, 3.0}).stdev_s, std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(with_samples({1.0, 3.0}).stdev_s, std::sqrt(2.0));
 }
 
 TEST(StatisticsTest, EqualSamplesHaveNoSpread) {
-  EXPECT_EQ(summarize("graph", 1, {0.5, 0.5, 0.5}).stdev_s, 0.0);
+  EXPECT_EQ(with_samples({0.5, 0.5, 0.5}).stdev_s, 0.0);
 }
 
-TEST(StatisticsTest, KeepsMethodCallsPerSampleAndSamplesInOrder) {
-  const record::Latency latency = summarize("graph", 12, {3.0, 1.0, 2.0});
-  EXPECT_EQ(latency.method, "graph");
+TEST(StatisticsTest, KeepsSamplesInOrderAndTheLastSamplesCalls) {
+  const record::Latency latency = with_samples({3.0, 1.0, 2.0}, 12);
   EXPECT_EQ(latency.calls_per_sample, 12);
   EXPECT_EQ(latency.samples_s, (std::vector<double>{3.0, 1.0, 2.0}));
   EXPECT_EQ(latency.min_s, 1.0);
@@ -44,7 +52,8 @@ TEST(StatisticsTest, KeepsMethodCallsPerSampleAndSamplesInOrder) {
 }
 
 TEST(StatisticsTest, RejectsNoSamples) {
-  EXPECT_THROW(summarize("events", 1, {}), std::invalid_argument);
+  record::Latency latency;
+  EXPECT_THROW(summarize(latency), std::invalid_argument);
 }
 
 }  // namespace

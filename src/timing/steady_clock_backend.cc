@@ -33,4 +33,8 @@ std::unique_ptr<TimingBackend::Graph> SteadyClockBackend::capture(const std::fun
   throw std::logic_error("the steady_clock timing backend cannot capture graphs");
 }
 
+double SteadyClockBackend::host_now_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace d2k::timing

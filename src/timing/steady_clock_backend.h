@@ -20,6 +20,7 @@ class SteadyClockBackend : public TimingBackend {
   bool supports_graphs() const override;
   // Throws std::logic_error: callers check supports_graphs() first.
   std::unique_ptr<Graph> capture(const std::function<void()>& body) override;
+  double host_now_s() const override;
 };
 
 }  // namespace d2k::timing

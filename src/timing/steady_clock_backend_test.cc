@@ -24,7 +24,7 @@ void busy_wait(std::chrono::duration<double> length) {
 class BusyWaitTarget : public CallTarget {
  public:
   explicit BusyWaitTarget(double seconds) : seconds_(seconds) {}
-  void call() override { busy_wait(std::chrono::duration<double>(seconds_)); }
+  void call(int64_t) override { busy_wait(std::chrono::duration<double>(seconds_)); }
 
  private:
   double seconds_;
@@ -54,9 +54,11 @@ TEST(SteadyClockBackendTest, EventsMethodMeasuresBusyWaitCall) {
   const record::Latency latency = EventsMethod().measure(target, backend, settings);
   EXPECT_GE(latency.min_s, 0.002);
   EXPECT_LT(latency.max_s, kLooseUpperBound);
-  // The estimate is at least 2 ms, so no batch needs more than ceil(10 / 2) calls.
+  // A call takes at least 2 ms, so batches grown to 10 ms (5 % past it, in whole rounds of one
+  // set) need at most 6 calls; every sample lasts the minimum.
   EXPECT_GE(latency.calls_per_sample, 1);
-  EXPECT_LE(latency.calls_per_sample, 5);
+  EXPECT_LE(latency.calls_per_sample, 6);
+  for (const auto& sample : latency.samples) EXPECT_GE(sample.duration_s, 0.01);
 }
 
 TEST(SteadyClockBackendTest, HasNoGraphs) {

@@ -2,7 +2,10 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+
+#include "record/latency.h"
 
 namespace d2k::timing {
 
@@ -30,10 +33,16 @@ class TimingBackend {
   virtual ~TimingBackend() = default;
   virtual std::string name() const = 0;
   virtual std::unique_ptr<Interval> new_interval() = 0;
+  // Waits until every piece of work the process queued on the device has finished, whichever
+  // stream it went to.
   virtual void synchronize() = 0;
   virtual bool supports_graphs() const = 0;
   // Records everything `body` launches into a graph without running it.
   virtual std::unique_ptr<Graph> capture(const std::function<void()>& body) = 0;
+  // The host's monotonic clock, in seconds: how long the host waited for the device.
+  virtual double host_now_s() const = 0;
+  // The device's clocks, temperature and throttling now; nullopt where nothing reports them.
+  virtual std::optional<record::DeviceReading> read_device() { return std::nullopt; }
 };
 
 }  // namespace d2k::timing

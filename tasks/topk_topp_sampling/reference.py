@@ -1,8 +1,11 @@
 """Eager PyTorch definition of top-k/top-p sampling, and the exact target distribution.
 
 run(...) is the naive sampler: softmax, a full sort of every row, a cumulative sum, masks,
-renormalization and torch.multinomial. target_probabilities(...) is what the evaluator's
-distribution check compares samples with; only the reference worker calls it.
+renormalization and an inverse-CDF draw with one uniform per row. The uniforms come from a
+counter-based hash of (seed, row) in integer tensor arithmetic rather than a generator object,
+so the whole call can be captured into a CUDA graph like any candidate's.
+target_probabilities(...) is what the evaluator's distribution check compares samples with;
+only the reference worker calls it.
 
 Which tokens are kept (value based, so ties are kept or dropped together):
     probs = softmax(logits / temperature) per row
@@ -19,6 +22,29 @@ import torch
 # borderline tokens; the probabilities themselves follow the exact float64 rule above.
 SUPPORT_MASS_SLACK = 1e-4       # top-p: mass strictly above within top_p + slack
 SUPPORT_RELATIVE_SLACK = 1e-4   # top-k: probability within this fraction of the k-th largest
+
+_MASK64 = (1 << 64) - 1
+
+
+def _int64(value):
+    """A 64-bit constant as the signed int64 with the same bits."""
+    value &= _MASK64
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _shift_right(x, bits):
+    """Logical right shift of int64 bits (torch's >> is arithmetic)."""
+    return (x >> bits) & ((1 << (64 - bits)) - 1)
+
+
+def _uniforms(seed, rows, device):
+    """One uniform in [0, 1) per row: the SplitMix64 finalizer of seed + (row + 1) * golden."""
+    golden = _int64(0x9E3779B97F4A7C15)
+    z = torch.arange(1, rows + 1, device=device, dtype=torch.int64) * golden + _int64(seed)
+    z = (z ^ _shift_right(z, 30)) * _int64(0xBF58476D1CE4E5B9)
+    z = (z ^ _shift_right(z, 27)) * _int64(0x94D049BB133111EB)
+    z = z ^ _shift_right(z, 31)
+    return _shift_right(z, 11).double() * 2.0 ** -53
 
 
 def _limits(top_k, top_p, vocab):
@@ -42,11 +68,11 @@ def run(logits, top_k, top_p, temperature, seed):
     keep_sorted = keep_sorted | (sorted_probs >= threshold)
 
     kept = torch.where(keep_sorted, sorted_probs, torch.zeros_like(sorted_probs))
-    kept = kept / kept.sum(dim=-1, keepdim=True)
-
-    gen = torch.Generator(device=logits.device)
-    gen.manual_seed(int(seed))
-    pick = torch.multinomial(kept, 1, generator=gen)
+    cdf = torch.cumsum(kept.double(), dim=-1)
+    threshold = _uniforms(int(seed), batch, logits.device)[:, None] * cdf[:, -1:]
+    # The first position whose cumulative mass exceeds the threshold: a kept token, drawn with
+    # probability proportional to its mass.
+    pick = torch.searchsorted(cdf, threshold, right=True).clamp_(max=vocab - 1)
     return order.gather(1, pick).squeeze(1)
 
 

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -54,6 +55,21 @@ class D2kRun {
  private:
   TempDir dir_;
 };
+
+// Whether the CUDA compiler can run here (the toolkit's nvcc on the path or in /usr/local/cuda).
+inline bool nvcc_available() {
+  return std::system("command -v nvcc > /dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") == 0;
+}
+
+// In a test body: skips the test where no nvcc can run, or fails it when $D2K_REQUIRE_NVCC is
+// set, as CI sets it (tools/run_tests.sh): CI's machine has the CUDA toolkit.
+#define D2K_SKIP_WITHOUT_NVCC()                                                 \
+  if (!::d2k::e2e::nvcc_available()) {                                          \
+    if (std::getenv("D2K_REQUIRE_NVCC") != nullptr) {                           \
+      FAIL() << "no nvcc on this machine, and $D2K_REQUIRE_NVCC is set";        \
+    }                                                                           \
+    GTEST_SKIP() << "no nvcc on this machine";                                  \
+  }
 
 // Parses `d2k ... --json` output; fails the test (and returns null) when it is not JSON.
 inline nlohmann::json parse_evaluation(const RunResult& run) {

@@ -262,30 +262,54 @@ TEST(CliTest, GpuTaskWithoutAGpuExitsTwoAndPointsAtTheCpuDemo) {
   EXPECT_FALSE(fs::exists(run.store()));
 }
 
-// A task timed with CUDA graphs whose eager reference cannot be captured names another method
-// for the reference alone; here the task's own method (graph) cannot run at all on a CPU, so
-// the reference passes only if it is timed with events.
-TEST(CliTest, TheReferenceIsTimedWithItsOwnMethodWhenTheTaskNamesOne) {
+// The protocol of docs/timing.md, on every implementation alike: the same method, the cold
+// cache policy (calls rotating over input sets), every sample as long as the task's minimum, and
+// where the workload's time went.
+TEST(CliTest, ReferenceAndCandidateAreTimedTheSameWayUnderTheProtocol) {
   D2kRun run;
-  const fs::path task = run.dir() / "cpu_scale_add";
-  fs::copy(task_dir("cpu_scale_add"), task, fs::copy_options::recursive);
-  std::ifstream in(task / "config.json");
-  json config = json::parse(in);
-  in.close();
-  config["evaluation"]["timing"] = "graph";
-  config["evaluation"]["reference_timing"] = "events";
-  std::ofstream(task / "config.json") << config.dump(2);
+  for (const std::string impl : {"reference", "baseline"}) {
+    const RunResult result =
+        run.d2k({"eval", task_dir("cpu_scale_add").string(), "--impl", impl, "--json"});
+    ASSERT_TRUE(result.exited) << result.err;
+    EXPECT_EQ(result.status, 0) << result.err;
+    const json evaluation = parse_evaluation(result);
+    ASSERT_TRUE(evaluation.is_object());
+    EXPECT_EQ(evaluation.at("mode"), "full");
+    for (const auto& workload : evaluation.at("workloads")) {
+      ASSERT_EQ(workload.at("verdict"), "passed") << workload.dump();
+      const json& latency = workload.at("latency");
+      EXPECT_EQ(latency.at("method"), "events") << impl;
+      EXPECT_EQ(latency.at("cache_policy"), "cold") << impl;
+      EXPECT_GE(latency.at("input_sets").get<int>(), 2) << impl;
+      EXPECT_EQ(latency.at("samples").size(), 3u) << impl;
+      for (const auto& sample : latency.at("samples")) {
+        EXPECT_GE(sample.at("duration_s").get<double>(), latency.at("min_sample_seconds").get<double>());
+        EXPECT_EQ(sample.at("calls").get<int64_t>() % latency.at("input_sets").get<int64_t>(), 0);
+      }
+      EXPECT_TRUE(workload.at("phases").contains("timing")) << workload.dump();
+      EXPECT_GT(workload.at("irreducible_seconds").get<double>(), 0.0);
+    }
+  }
+}
 
-  const RunResult result = run.d2k({"eval", task.string(), "--impl", "reference", "--json"});
-
+TEST(CliTest, QuickModeChecksSmallShapesWithoutTimingAndIsNeverScored) {
+  D2kRun run;
+  const RunResult result = run.d2k(
+      {"eval", task_dir("cpu_scale_add").string(), "--impl", "baseline", "--quick", "--json"});
   ASSERT_TRUE(result.exited) << result.err;
   EXPECT_EQ(result.status, 0) << result.err;
   const json evaluation = parse_evaluation(result);
   ASSERT_TRUE(evaluation.is_object());
+  EXPECT_EQ(evaluation.at("mode"), "quick");
+  ASSERT_FALSE(evaluation.at("workloads").empty());
   for (const auto& workload : evaluation.at("workloads")) {
     EXPECT_EQ(workload.at("verdict"), "passed") << workload.dump();
-    EXPECT_EQ(workload.at("latency").at("method"), "events") << workload.dump();
+    EXPECT_TRUE(workload.at("latency").is_null());
+    EXPECT_EQ(workload.at("trials").size(), 3u);  // the trials before timing
   }
+  // Stored, but kept out of listings, reports and the latency cache.
+  const RunResult listed = run.d2k({"results", "--json"});
+  EXPECT_FALSE(contains(listed.out, "\"cpu_scale_add\"")) << listed.out;
 }
 
 TEST(CliTest, EvalWithoutAnImplementationIsAUsageError) {

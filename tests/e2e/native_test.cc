@@ -88,11 +88,9 @@ TEST(NativeBuildCacheTest, ACompileErrorRunsNoWorkerAndSaysSo) {
 }
 
 // The real nvcc on the Muon task's CUDA C++ baseline: the .cu build cache works without a GPU.
-// CI's machine has the CUDA toolkit; a machine without nvcc cannot check this.
+// CI's machine has the CUDA toolkit; a machine without nvcc skips this.
 TEST(NativeBuildCacheTest, AnUnchangedCudaSourceIsBuiltOnceAndAChangedOneAgain) {
-  if (std::system("command -v nvcc > /dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0) {
-    GTEST_SKIP() << "no nvcc on this machine";
-  }
+  D2K_SKIP_WITHOUT_NVCC();
   D2kRun run;
   const fs::path candidate = run.dir() / "solution.cu";
   fs::copy_file(fs::path(D2K_SOURCE_DIR) / "tasks/muon_orthogonalization/baseline/solution.cu",
@@ -131,9 +129,7 @@ TEST(NativeBuildCacheTest, AnUnchangedCudaSourceIsBuiltOnceAndAChangedOneAgain) 
 // The sampling task's expert is CUDA C++ (two kernels, a workspace); it must keep
 // compiling with d2k's flags, though only the GPU check runs it.
 TEST(NativeBuildCacheTest, TheSamplingTasksNativeExpertCompiles) {
-  if (std::system("command -v nvcc > /dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0) {
-    GTEST_SKIP() << "no nvcc on this machine";
-  }
+  D2K_SKIP_WITHOUT_NVCC();
   D2kRun run;
   const fs::path task = fs::path(D2K_SOURCE_DIR) / "tasks/topk_topp_sampling";
   const RunResult built = run.d2k({"eval", task.string(), "--solution",
