@@ -10,6 +10,10 @@ export D2K_REQUIRE_SCHEMA_ORACLE=1
 # The official MCP TypeScript SDK client that drives `d2k mcp`; in CI its test must not skip.
 (cd tests/mcp_client && npm ci --no-audit --no-fund)
 export D2K_REQUIRE_MCP_CLIENT=1
+# Claude Code and Codex CLI, which the end-to-end tests run against loopback stand-ins of their
+# model APIs; in CI their tests must not skip.
+(cd tests/agents/clients && npm ci --no-audit --no-fund)
+export D2K_REQUIRE_AGENT_CLIENTS=1
 # Chromium (installed above) checks the HTML report; without it those tests would only skip.
 export D2K_REQUIRE_CHROMIUM=1
 # The CUDA toolkit's nvcc builds every native exploit and the tasks' CUDA C++ candidates; in CI

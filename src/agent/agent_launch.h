@@ -1,30 +1,22 @@
 #pragma once
 // How an agent CLI is started on a workspace: its MCP client configuration pointing at
-// `d2k mcp`, its command line, and its environment. Claude Code gets a --mcp-config file (the
-// .mcp.json format), Codex a config.toml with an [mcp_servers.d2k] table in a CODEX_HOME of its
-// own; any other command is run with bash and told how to start the server through environment
-// variables.
+// `d2k mcp`, its command line, and its environment (docs/agent.md, "Running agents").
+//
+// Claude Code and Codex each run in a home of their own in the run folder, so nothing of the
+// user's own client configuration (instructions files, settings, hooks, skills, memory, other
+// MCP servers) reaches the model; only the login is copied in. Their built-in tools are
+// switched off as far as each client allows, so the model works through d2k's tools. Any other
+// command is run with bash and told how to start the server through environment variables.
 
 #include <filesystem>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "agent/agent_spec.h"
+#include "agent/client_credentials.h"
+
 namespace d2k::agent {
-
-enum class AgentKind { claude, codex, command };
-
-struct AgentSpec {
-  AgentKind kind = AgentKind::command;
-  std::string command;  // the command line, for AgentKind::command
-  std::optional<std::string> model;
-
-  // "claude", "codex", or the command line of any other agent.
-  static AgentSpec parse(const std::string& text, std::optional<std::string> model);
-  // What agent_runs.agent records: "claude", "codex" or the command line.
-  std::string name() const;
-};
 
 struct LaunchRequest {
   AgentSpec agent;
@@ -34,6 +26,7 @@ struct LaunchRequest {
   std::vector<std::string> tool_names;    // the server's tools, which the client may call
   std::string prompt;
   int turn_budget = 0;
+  Environment environment;  // d2k's own: where the user's login, home and endpoint settings are
 };
 
 struct LaunchPlan {

@@ -5,19 +5,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/bounded_json.h"
+
 namespace d2k::agent {
 namespace {
 
 using nlohmann::json;
 
-// Every line of `text` that is a JSON object, in order; other lines (logs) are skipped.
+// Every line of `text` that is a JSON object within the limits, in order; other lines (logs,
+// or whatever an agent printed) are skipped.
 std::vector<json> json_lines(const std::string& text) {
   std::vector<json> objects;
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
-    json value = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (value.is_object()) objects.push_back(std::move(value));
+    try {
+      json value = util::parse_bounded_json(line);
+      if (value.is_object()) objects.push_back(std::move(value));
+    } catch (const util::JsonInputError&) {
+    }
   }
   return objects;
 }

@@ -33,6 +33,14 @@ TEST(AgentUsageTest, CommandAgentReportsItsOwn) {
   EXPECT_EQ(usage.turns, 2);
 }
 
+TEST(AgentUsageTest, AHostileLineIsSkipped) {
+  // What an agent prints is read within the JSON limits: a line nested deeper is skipped, and
+  // the usage line after it still counts.
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  const auto usage = parse_command_usage(deep + "\n" + R"({"d2k_usage":{"prompt_tokens":3}})");
+  EXPECT_EQ(usage.prompt_tokens, 3);
+}
+
 TEST(AgentUsageTest, NothingReportedIsNothingKnown) {
   const auto usage = parse_claude_usage("plain text\n");
   EXPECT_FALSE(usage.prompt_tokens);

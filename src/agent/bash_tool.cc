@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "native/command.h"
+
 namespace d2k::agent {
 namespace {
 
@@ -13,12 +15,19 @@ constexpr size_t kOutputLimit = 64 * 1024;
 
 mcp::ToolSpec BashTool::spec() const {
   return {"bash",
-          "Run a bash command in the workspace (compile, test, profile). stdout and stderr come "
-          "back together, cut after 64 KiB; the command and its children are killed at the time "
-          "limit.",
+          "Run a bash command",
+          fmt::format(
+              "Run a bash command in the workspace (compile, test, profile), without network "
+              "access. stdout and stderr come back together, cut after 64 KiB; the command and "
+              "its children are killed at the time limit. `python3` here is {}, the interpreter "
+              "submissions are evaluated with.",
+              python_.string()),
           {{"type", "object"},
            {"properties",
-            {{"command", {{"type", "string"}, {"minLength", 1}}},
+            {{"command",
+              {{"type", "string"},
+               {"minLength", 1},
+               {"description", "the bash script to run, with the workspace as working directory"}}},
              {"timeout",
               {{"type", "number"},
                {"exclusiveMinimum", 0},
@@ -26,13 +35,15 @@ mcp::ToolSpec BashTool::spec() const {
                {"description", fmt::format("seconds (default {:g})", kDefaultTimeoutSeconds)}}}}},
            {"required", {"command"}},
            {"additionalProperties", false}},
-          false};
+          {.read_only = false, .destructive = true, .idempotent = false, .open_world = false}};
 }
 
 mcp::ToolResult BashTool::call(const nlohmann::json& arguments, std::stop_token stop) {
   const double timeout = arguments.value("timeout", kDefaultTimeoutSeconds);
-  const native::CommandResult result =
-      runner_.run(arguments["command"], workspace_, timeout, kOutputLimit, stop);
+  // The assignment is a line of its own, so the agent's command runs exactly as written.
+  const std::string script = "PATH=" + native::shell_quote({python_.parent_path().string()}) +
+                             ":\"$PATH\"\n" + arguments["command"].get<std::string>();
+  const native::CommandResult result = runner_.run(script, workspace_, timeout, kOutputLimit, stop);
   std::string text = fmt::format("[{}, {:.1f} s]\n{}", result.describe(timeout), result.seconds, result.output);
   return {std::move(text), result.timed_out || result.cancelled, std::nullopt};
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "util/python_executable.h"
+
 namespace d2k::agent {
 namespace {
 
@@ -66,11 +68,15 @@ std::string agent_instructions(const task::Task& task, GuidanceConfig config, in
       "\nThis task accepts {accepted}.\n\n"
       "## Tools\n\n"
       "- `read` and `write`: files in this workspace (paths are relative to it).\n"
-      "- `bash`: a shell command in this workspace, with a time limit (compile, test, profile).\n"
-      "- `submit`: evaluates a solution file (default `solution.py`) with the full protocol: "
+      "- `bash`: a shell command in this workspace, with a time limit and no network (compile, "
+      "test, profile). `python3` there is `{python}`, the interpreter submissions are evaluated "
+      "with.\n"
+      "- `submit`: evaluates one solution file (default `solution.py`) with the full protocol: "
       "correctness trials against the reference on every workload, the implementation rules, "
       "then timing. It answers, per workload, the verdict, the latency and the speedup over the "
-      "baseline implementation, and lists any rule violations.\n\n"
+      "baseline implementation, and lists any rule violations. Only the submitted file is "
+      "evaluated, on its own: a solution cannot import other files of this workspace, so keep "
+      "it in one self-contained file.\n\n"
       "## What counts\n\n"
       "A submission is eligible when it is correct and valid on every workload and has a valid "
       "latency on each. Your final submission is the eligible one with the highest geometric-mean "
@@ -81,7 +87,7 @@ std::string agent_instructions(const task::Task& task, GuidanceConfig config, in
       fmt::arg("title", task.title),
       fmt::arg("device", task.evaluation.device == task::Device::cuda ? "GPU" : "CPU"),
       fmt::arg("guidance", guidance_lines(config)), fmt::arg("accepted", accepted_files(task)),
-      fmt::arg("budget", turn_budget));
+      fmt::arg("python", util::python_executable().string()), fmt::arg("budget", turn_budget));
 }
 
 std::string design_brief(const task::Task& task) {

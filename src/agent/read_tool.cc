@@ -32,6 +32,7 @@ std::string list_folder(const fs::path& folder, const fs::path& root) {
 
 mcp::ToolSpec ReadTool::spec() const {
   return {"read",
+          "Read a file or list a folder",
           "Read a text file of the workspace (or list a folder). Lines are counted from 1; give "
           "offset and limit to read part of a long file.",
           {{"type", "object"},
@@ -41,7 +42,7 @@ mcp::ToolSpec ReadTool::spec() const {
              {"limit", {{"type", "integer"}, {"minimum", 1}, {"description", "most lines to return"}}}}},
            {"required", {"path"}},
            {"additionalProperties", false}},
-          true};
+          {.read_only = true, .destructive = false, .idempotent = true, .open_world = false}};
 }
 
 mcp::ToolResult ReadTool::call(const nlohmann::json& arguments, std::stop_token) {

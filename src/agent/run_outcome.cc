@@ -27,4 +27,13 @@ RunOutcome collect_outcome(const store::AgentStore& agent_store, const store::St
   return outcome;
 }
 
+RunOutcome record_final_submission(store::AgentStore& agent_store, const store::Store& store,
+                                   store::AgentRun& run) {
+  RunOutcome outcome = collect_outcome(agent_store, store, run);
+  run.final_evaluation_id.reset();
+  if (outcome.final_index) run.final_evaluation_id = outcome.submissions[*outcome.final_index].summary.evaluation_id;
+  agent_store.update_run(run);
+  return outcome;
+}
+
 }  // namespace d2k::agent

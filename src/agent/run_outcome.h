@@ -25,4 +25,9 @@ struct RunOutcome {
 RunOutcome collect_outcome(const store::AgentStore& agent_store, const store::Store& store,
                            const store::AgentRun& run);
 
+// collect_outcome, then the final submission's evaluation written into `run` and the store,
+// with whatever else the caller changed in `run`.
+RunOutcome record_final_submission(store::AgentStore& agent_store, const store::Store& store,
+                                   store::AgentRun& run);
+
 }  // namespace d2k::agent

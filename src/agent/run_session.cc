@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "agent/run_outcome.h"
+#include "agent/run_setup.h"
 #include "util/text.h"
 
 namespace d2k::agent {
@@ -30,6 +32,7 @@ std::optional<mcp::ToolResult> RunSession::before_call(const std::string& tool,
 void RunSession::after_call(const std::string& tool, const nlohmann::json&,
                             const mcp::ToolResult& result) {
   record("result", tool, {{"is_error", result.is_error}, {"text", util::bounded(result.text, kRecordedTextLimit)}});
+  if (run_.turns_used >= run_.turn_budget) close("budget spent");
 }
 
 void RunSession::record(const std::string& kind, const std::string& tool,
@@ -41,6 +44,21 @@ void RunSession::record(const std::string& kind, const std::string& tool,
 void RunSession::set_baseline(int64_t evaluation_id) {
   run_.baseline_evaluation_id = evaluation_id;
   store_.update_run(run_);
+}
+
+void RunSession::open() {
+  if (!externally_driven()) return;
+  run_.status = kStatusRunning;
+  run_.finished_at.reset();
+  store_.update_run(run_);
+}
+
+void RunSession::close(const std::string& reason) {
+  if (!externally_driven() || !is_open(run_) || evaluations_ == nullptr) return;
+  run_.status = kStatusFinished;
+  run_.finished_at = util::utc_now_iso8601();
+  record(kClosedEvent, "", {{"reason", reason}});
+  record_final_submission(store_, *evaluations_, run_);
 }
 
 }  // namespace d2k::agent

@@ -1,5 +1,7 @@
 #include "agent/run_setup.h"
 
+#include <stdlib.h>
+
 #include <stdexcept>
 
 #include "agent/run_session.h"
@@ -7,8 +9,29 @@
 
 namespace d2k::agent {
 
+bool is_open(const store::AgentRun& run) {
+  return run.status == kStatusPrepared || run.status == kStatusRunning;
+}
+
 std::string workspace_key(const std::filesystem::path& workspace) {
   return std::filesystem::canonical(workspace).string();
+}
+
+std::filesystem::path new_run_folder(const Environment& environment, const std::string& task_id) {
+  namespace fs = std::filesystem;
+  fs::path state;
+  if (const auto set = lookup(environment, "XDG_STATE_HOME")) {
+    state = *set;
+  } else if (const auto home = lookup(environment, "HOME")) {
+    state = fs::path(*home) / ".local" / "state";
+  } else {
+    throw std::runtime_error("neither XDG_STATE_HOME nor HOME is set: give --workspace");
+  }
+  const fs::path parent = state / "d2k" / "agent-runs";
+  fs::create_directories(parent);
+  std::string pattern = (parent / (task_id + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder in " + parent.string());
+  return pattern;
 }
 
 PreparedRun prepare_run(store::AgentStore& store, const task::Task& task, GuidanceConfig config,

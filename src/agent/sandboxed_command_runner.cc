@@ -7,22 +7,6 @@
 #include "sandbox/sandbox.h"
 
 namespace d2k::agent {
-namespace {
-
-// `text` as one single-quoted shell word.
-std::string shell_quote(const std::string& text) {
-  std::string quoted = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      quoted += "'\\''";
-    } else {
-      quoted += c;
-    }
-  }
-  return quoted + "'";
-}
-
-}  // namespace
 
 native::CommandResult SandboxedCommandRunner::run(const std::string& command,
                                                   const std::filesystem::path& cwd,
@@ -30,7 +14,7 @@ native::CommandResult SandboxedCommandRunner::run(const std::string& command,
                                                   std::stop_token stop) {
   const auto started = std::chrono::steady_clock::now();
   // run_sandboxed starts /bin/sh; the tool promises bash.
-  const sandbox::RunResult ran = sandbox::run_sandboxed("exec bash -c " + shell_quote(command), cwd,
+  const sandbox::RunResult ran = sandbox::run_sandboxed("exec bash -c " + native::shell_quote({command}), cwd,
                                                         policy_, timeout_seconds, output_limit, stop);
   if (!reported_ && !ran.report.unavailable.empty()) {
     std::fprintf(stderr, "d2k mcp: bash sandbox: %s\n", ran.report.summary().c_str());

@@ -74,7 +74,7 @@ TEST_F(SandboxedCommandRunnerTest, AWorkspaceInsideTheSuiteHidesOnlyTheTask) {
 TEST_F(SandboxedCommandRunnerTest, TheBashToolKeepsItsTimeLimitInsideTheSandbox) {
   SandboxedCommandRunner runner(
       SandboxedCommandRunner::agent_policy(suite_ / "this_task", workspace_, store_));
-  BashTool bash(workspace_, runner);
+  BashTool bash(workspace_, runner, "/usr/bin/python3");
   const auto started = std::chrono::steady_clock::now();
   const auto result = bash.call({{"command", "sleep 30 & sleep 30"}, {"timeout", 0.5}}, {});
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
@@ -85,7 +85,7 @@ TEST_F(SandboxedCommandRunnerTest, TheBashToolKeepsItsTimeLimitInsideTheSandbox)
 TEST_F(SandboxedCommandRunnerTest, ACancelledCommandIsKilledInsideTheSandbox) {
   SandboxedCommandRunner runner(
       SandboxedCommandRunner::agent_policy(suite_ / "this_task", workspace_, store_));
-  BashTool bash(workspace_, runner);
+  BashTool bash(workspace_, runner, "/usr/bin/python3");
   CancellingClient client(std::chrono::milliseconds(300));
   const auto started = std::chrono::steady_clock::now();
   const auto result = bash.call({{"command", "sleep 30 & sleep 30"}}, client.token());

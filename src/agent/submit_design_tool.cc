@@ -11,13 +11,14 @@ namespace fs = std::filesystem;
 
 mcp::ToolSpec SubmitDesignTool::spec() const {
   return {"submit_design",
+          "Hand in the design",
           "Hand in the design: `content` is the whole model_design.json as a JSON string (without "
           "it, the workspace's model_design.json is read). Every violation of design_schema.json "
           "is listed; a valid design is kept and graded.",
           {{"type", "object"},
            {"properties", {{"content", {{"type", "string"}, {"description", "the design, as JSON text"}}}}},
            {"additionalProperties", false}},
-          false};
+          {.read_only = false, .destructive = true, .idempotent = true, .open_world = false}};
 }
 
 mcp::ToolResult SubmitDesignTool::call(const nlohmann::json& arguments, std::stop_token) {

@@ -14,14 +14,19 @@ fs::path submissions_dir_for(const fs::path& workspace) {
 
 mcp::ToolSpec SubmitTool::spec() const {
   return {"submit",
-          "Evaluate a solution file with the full protocol: correctness on every workload, the "
-          "implementation rules, timing. Answers per workload the verdict, latency and speedup "
-          "over the baseline, whether the submission is eligible, and its geometric-mean speedup.",
+          "Submit a solution for evaluation",
+          "Evaluate one solution file with the full protocol: correctness on every workload, the "
+          "implementation rules, timing. Only that file is evaluated, on its own: it cannot "
+          "import other files of the workspace. Answers per workload the verdict, latency and "
+          "speedup over the baseline, whether the submission is eligible, and its "
+          "geometric-mean speedup.",
           {{"type", "object"},
            {"properties",
-            {{"path", {{"type", "string"}, {"description", "the solution file (default solution.py)"}}}}},
+            {{"path",
+              {{"type", "string"},
+               {"description", "the single, self-contained solution file (default solution.py)"}}}}},
            {"additionalProperties", false}},
-          false};
+          {.read_only = false, .destructive = false, .idempotent = false, .open_world = false}};
 }
 
 const record::EvaluationResult& SubmitTool::baseline(std::stop_token stop) {

@@ -5,6 +5,7 @@
 #include "agent/submit_design_tool.h"
 #include "agent/submit_tool.h"
 #include "agent/write_tool.h"
+#include "util/python_executable.h"
 
 namespace d2k::agent {
 
@@ -20,7 +21,7 @@ std::vector<std::unique_ptr<mcp::Tool>> make_tools(GuidanceConfig config,
     return tools;
   }
   tools.push_back(std::make_unique<WriteTool>(workspace));
-  tools.push_back(std::make_unique<BashTool>(workspace, runner));
+  tools.push_back(std::make_unique<BashTool>(workspace, runner, util::python_executable()));
   tools.push_back(std::make_unique<SubmitTool>(workspace, submissions_dir_for(workspace), evaluator, session));
   return tools;
 }

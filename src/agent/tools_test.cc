@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <stop_token>
 #include <thread>
 
@@ -11,6 +12,7 @@
 #include "agent/submit_design_tool.h"
 #include "agent/submit_tool.h"
 #include "agent/test_folder_test_util.h"
+#include "agent/tool_set.h"
 #include "agent/write_tool.h"
 #include "store/store.h"
 
@@ -58,7 +60,7 @@ TEST_F(ToolsTest, WritesFilesAndFolders) {
 
 TEST_F(ToolsTest, BashRunsInTheWorkspace) {
   HostCommandRunner runner;
-  BashTool bash(workspace_, runner);
+  BashTool bash(workspace_, runner, "/usr/bin/python3");
   const auto result = bash.call({{"command", "pwd; echo err >&2; exit 3"}}, {});
   EXPECT_FALSE(result.is_error);
   EXPECT_NE(result.text.find(workspace_.string()), std::string::npos);
@@ -68,7 +70,7 @@ TEST_F(ToolsTest, BashRunsInTheWorkspace) {
 
 TEST_F(ToolsTest, BashKillsTheGroupAtTheTimeLimit) {
   HostCommandRunner runner;
-  BashTool bash(workspace_, runner);
+  BashTool bash(workspace_, runner, "/usr/bin/python3");
   const auto started = std::chrono::steady_clock::now();
   const auto result = bash.call({{"command", "sleep 30 & sleep 30"}, {"timeout", 0.5}}, {});
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
@@ -78,7 +80,7 @@ TEST_F(ToolsTest, BashKillsTheGroupAtTheTimeLimit) {
 
 TEST_F(ToolsTest, BashKillsTheGroupWhenTheCallIsCancelled) {
   HostCommandRunner runner;
-  BashTool bash(workspace_, runner);
+  BashTool bash(workspace_, runner, "/usr/bin/python3");
   CancellingClient client(std::chrono::milliseconds(300));
   const auto started = std::chrono::steady_clock::now();
   const auto result =
@@ -89,9 +91,20 @@ TEST_F(ToolsTest, BashKillsTheGroupWhenTheCallIsCancelled) {
   EXPECT_NE(result.text.find("started"), std::string::npos) << result.text;
 }
 
+TEST_F(ToolsTest, BashsPython3IsTheEvaluationsInterpreter) {
+  // The interpreter evaluations use, wherever it is; its folder comes first on PATH.
+  const fs::path python = folder_.path() / "interpreter" / "python3";
+  write_text(python, "#!/bin/sh\necho evaluations-python \"$@\"\n");
+  fs::permissions(python, fs::perms::owner_all);
+  HostCommandRunner runner;
+  BashTool bash(workspace_, runner, python);
+  EXPECT_NE(bash.call({{"command", "python3 -V"}}, {}).text.find("evaluations-python -V"), std::string::npos);
+  EXPECT_NE(bash.spec().description.find(python.string()), std::string::npos);
+}
+
 TEST_F(ToolsTest, BashOutputIsBounded) {
   HostCommandRunner runner;
-  BashTool bash(workspace_, runner);
+  BashTool bash(workspace_, runner, "/usr/bin/python3");
   const auto result = bash.call({{"command", "head -c 1000000 /dev/zero | tr '\\0' x"}}, {});
   EXPECT_LT(result.text.size(), 70'000u);
   EXPECT_NE(result.text.find("more bytes"), std::string::npos);
@@ -201,6 +214,34 @@ TEST_F(SubmitToolTest, ACancelledSubmissionStopsItsEvaluationAndIsRecordedAsCanc
   EXPECT_FALSE(submissions[0].evaluation_id.has_value());
 }
 
+TEST_F(SubmitToolTest, EveryToolHasATitleDescribedArgumentsAndHonestHints) {
+  RunSession session(agent_store_, new_run(10));
+  FakeEvaluator evaluator(store_);
+  HostCommandRunner runner;
+  std::map<std::string, mcp::ToolSpec> specs;
+  for (const auto config : {GuidanceConfig::none, GuidanceConfig::design}) {
+    for (const auto& tool : make_tools(config, workspace_, runner, evaluator, session)) {
+      const mcp::ToolSpec spec = tool->spec();
+      specs[spec.name] = spec;
+      EXPECT_FALSE(spec.title.empty()) << spec.name;
+      for (const auto& [name, property] : spec.input_schema["properties"].items()) {
+        EXPECT_TRUE(property.contains("description")) << spec.name << "." << name;
+      }
+      EXPECT_FALSE(spec.hints.open_world) << spec.name;  // nothing reaches the network
+    }
+  }
+  ASSERT_EQ(specs.size(), 5u);
+  EXPECT_TRUE(specs["read"].hints.read_only);
+  EXPECT_TRUE(specs["write"].hints.destructive);
+  EXPECT_TRUE(specs["bash"].hints.destructive);
+  EXPECT_FALSE(specs["submit"].hints.read_only);
+  EXPECT_FALSE(specs["submit"].hints.destructive);
+  // A submission is one file, evaluated on its own; the tool says so.
+  EXPECT_NE(specs["submit"].description.find("cannot import other files"), std::string::npos);
+  EXPECT_NE(specs["submit"].input_schema["properties"]["path"]["description"].get<std::string>().find("single"),
+            std::string::npos);
+}
+
 TEST_F(SubmitToolTest, MissingFileIsAToolError) {
   RunSession session(agent_store_, new_run(10));
   FakeEvaluator evaluator(store_);
@@ -226,6 +267,67 @@ TEST_F(SubmitToolTest, BudgetRefusesCallsOnceSpentAndEveryCallIsRecorded) {
   for (const auto& event : agent_store_.events(run.id)) kinds.push_back(event.kind + ":" + event.tool + ":" + std::to_string(event.turn));
   EXPECT_EQ(kinds, (std::vector<std::string>{"call:read:1", "result:read:1", "call:bash:2",
                                              "result:bash:2", "refused:submit:2"}));
+}
+
+store::AgentRun external_run(store::AgentStore& agent_store, store::AgentRun run) {
+  run.agent = "";  // prepared with `d2k agent prepare`, driven by a client d2k did not start
+  agent_store.update_run(run);
+  return run;
+}
+
+TEST_F(SubmitToolTest, AnExternallyDrivenRunEndsWhenItsBudgetIsSpent) {
+  RunSession session(agent_store_, external_run(agent_store_, new_run(2)), &store_);
+  FakeEvaluator evaluator(store_);
+  SubmitTool submit(workspace_, submissions_dir_for(workspace_), evaluator, session);
+  session.open();
+  EXPECT_EQ(agent_store_.load_run(session.run().id)->status, "running");
+  write_text(workspace_ / "solution.py", "good");
+  for (int call = 0; call < 2; ++call) {
+    EXPECT_FALSE(session.before_call("submit", json::object()));
+    session.after_call("submit", json::object(), submit.call(json::object(), {}));
+  }
+  const auto run = *agent_store_.load_run(session.run().id);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_TRUE(run.finished_at.has_value());
+  const auto submissions = agent_store_.events(run.id, std::string(kSubmissionEvent));
+  ASSERT_EQ(submissions.size(), 2u);
+  EXPECT_EQ(run.final_evaluation_id, submissions[0].evaluation_id);  // the earliest wins a tie
+  const auto closed = agent_store_.events(run.id, std::string(kClosedEvent));
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0].payload["reason"], "budget spent");
+}
+
+TEST_F(SubmitToolTest, AnExternallyDrivenRunEndsWhenItsClientDisconnectsAndReopens) {
+  RunSession session(agent_store_, external_run(agent_store_, new_run(10)), &store_);
+  FakeEvaluator evaluator(store_);
+  SubmitTool submit(workspace_, submissions_dir_for(workspace_), evaluator, session);
+  session.open();
+  write_text(workspace_ / "solution.py", "good");
+  submit.call(json::object(), {});
+  session.close("client disconnected");
+  auto run = *agent_store_.load_run(session.run().id);
+  EXPECT_EQ(run.status, "finished");
+  EXPECT_TRUE(run.final_evaluation_id.has_value());
+  // A client that connects again reopens it.
+  RunSession again(agent_store_, run, &store_);
+  again.open();
+  run = *agent_store_.load_run(run.id);
+  EXPECT_EQ(run.status, "running");
+  EXPECT_FALSE(run.finished_at.has_value());
+}
+
+TEST_F(SubmitToolTest, ARunThatDAgentRunDrivesIsLeftForItToEnd) {
+  store::AgentRun launched = new_run(1);
+  launched.agent = "claude";
+  launched.status = "running";
+  agent_store_.update_run(launched);
+  RunSession session(agent_store_, launched, &store_);
+  session.open();
+  EXPECT_FALSE(session.before_call("read", {{"path", "a"}}));
+  session.after_call("read", {}, {"text", false, std::nullopt});
+  session.close("client disconnected");
+  EXPECT_EQ(agent_store_.load_run(launched.id)->status, "running");
+  EXPECT_TRUE(agent_store_.events(launched.id, std::string(kClosedEvent)).empty());
 }
 
 TEST_F(SubmitToolTest, SubmitDesignListsEveryViolationAndKeepsAValidDesign) {

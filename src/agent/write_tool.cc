@@ -11,6 +11,7 @@ namespace fs = std::filesystem;
 
 mcp::ToolSpec WriteTool::spec() const {
   return {"write",
+          "Write a file",
           "Write a file of the workspace: creates it (and missing folders) or replaces its content.",
           {{"type", "object"},
            {"properties",
@@ -18,7 +19,7 @@ mcp::ToolSpec WriteTool::spec() const {
              {"content", {{"type", "string"}, {"description", "the whole new content"}}}}},
            {"required", {"path", "content"}},
            {"additionalProperties", false}},
-          false};
+          {.read_only = false, .destructive = true, .idempotent = true, .open_world = false}};
 }
 
 mcp::ToolResult WriteTool::call(const nlohmann::json& arguments, std::stop_token) {

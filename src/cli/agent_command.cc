@@ -1,5 +1,3 @@
-#include <stdlib.h>
-
 #include <filesystem>
 #include <stdexcept>
 
@@ -9,6 +7,7 @@
 #include "agent/agent_launch.h"
 #include "agent/agent_process.h"
 #include "agent/agent_usage.h"
+#include "agent/client_credentials.h"
 #include "agent/instructions.h"
 #include "agent/run_outcome.h"
 #include "agent/run_session.h"
@@ -41,12 +40,8 @@ std::string speedup_text(const std::optional<double>& speedup) {
   return speedup ? fmt::format("{:.3f}x", *speedup) : "n/a";
 }
 
-// A fresh folder for a run's files when no workspace is given: <tmp>/d2k-agent-<task>-XXXXXX.
-fs::path fresh_run_folder(const std::string& task_id) {
-  std::string pattern = (fs::temp_directory_path() / ("d2k-agent-" + task_id + "-XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder in " + fs::temp_directory_path().string());
-  return pattern;
-}
+// How much of a client's last output an agent_unavailable run keeps as its reason.
+constexpr size_t kReasonLimit = 2000;
 
 // How the client starts the tool server of run `run_id`: this binary, the same store and tasks.
 std::vector<std::string> mcp_command(const GlobalOptions& global, const store::AgentRun& run) {
@@ -119,16 +114,33 @@ void print_outcome(const store::AgentRun& run, const agent::RunOutcome& outcome)
 // Selects the final submission, records it on the run and prints the outcome.
 int finish(const GlobalOptions& global, store::AgentStore& agent_store, store::AgentRun& run, bool json) {
   const store::Store store = store::Store::open(store_path(global));
-  const agent::RunOutcome outcome = agent::collect_outcome(agent_store, store, run);
-  run.final_evaluation_id.reset();
-  if (outcome.final_index) run.final_evaluation_id = outcome.submissions[*outcome.final_index].summary.evaluation_id;
-  agent_store.update_run(run);
+  const agent::RunOutcome outcome = agent::record_final_submission(agent_store, store, run);
   if (json) {
     fmt::print("{}\n", outcome_json(run, outcome).dump(2));
   } else {
     print_outcome(run, outcome);
   }
+  if (run.status == agent::kStatusAgentUnavailable) return kExitUsage;
   return outcome.final_index ? kExitPassed : kExitFailed;
+}
+
+// The client cannot authenticate: nothing is staged or recorded.
+int report_unavailable(const agent::AgentSpec& spec, const std::string& reason, bool json) {
+  fmt::print(stderr, "d2k: agent_unavailable: {}\n", reason);
+  if (json) {
+    fmt::print("{}\n", nlohmann::json{{"status", agent::kStatusAgentUnavailable},
+                                      {"agent", spec.name()}, {"reason", reason}}.dump(2));
+  }
+  return kExitUsage;
+}
+
+// The run's status once its agent process ended. A client that exited without a single tool
+// call reaching d2k, other than cleanly, never got to work (no login, an unreachable API): the
+// run is agent_unavailable and not scored.
+std::string end_status(const agent::AgentExit& exit, int tool_calls) {
+  if (tool_calls == 0 && !(exit.exited && exit.status == 0)) return agent::kStatusAgentUnavailable;
+  if (exit.timed_out) return agent::kStatusTimedOut;
+  return exit.exited ? agent::kStatusFinished : agent::kStatusFailed;
 }
 
 void add_task_options(CLI::App& sub, AgentFlags& flags) {
@@ -147,7 +159,8 @@ std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global) {
       "Runs coding agents on a task through d2k's MCP tools, with a turn budget, every step "
       "recorded in the store, and the final submission selected as in the paper's §3.1 "
       "(docs/agent.md). Exit status: 0 when a run has a final (eligible) submission or a "
-      "workspace was prepared, 1 when no submission is eligible, 2 on a usage or set-up error.");
+      "workspace was prepared, 1 when no submission is eligible, 2 on a usage or set-up error, "
+      "including a client that has no credentials or never got to work (agent_unavailable).");
   app.require_subcommand(1);
   auto flags = std::make_shared<AgentFlags>();
 
@@ -163,7 +176,8 @@ std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global) {
   run->add_option("--timeout", flags->timeout, "wall-clock limit in seconds")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  run->add_option("--workspace", flags->workspace, "the new workspace folder (default: a fresh one in the temp dir)");
+  run->add_option("--workspace", flags->workspace,
+                  "the new workspace folder (default: a fresh one in $XDG_STATE_HOME/d2k/agent-runs)");
   run->add_flag("--json", flags->json, "print the outcome as JSON");
 
   CLI::App* select = app.add_subcommand("select", "select and record the final submission of a run");
@@ -176,17 +190,28 @@ std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global) {
     if (!prepare->parsed() && !run->parsed()) {
       auto existing = agent_store.load_run(flags->run);
       if (!existing) throw std::runtime_error("no agent run " + std::to_string(flags->run));
+      // Selecting by hand ends an externally driven run that is still open.
+      if (existing->agent.empty() && agent::is_open(*existing)) {
+        existing->status = agent::kStatusFinished;
+        existing->finished_at = util::utc_now_iso8601();
+      }
       return finish(global, agent_store, *existing, flags->json);
     }
     const task::Task task = resolve_task(global, flags->task);
     const agent::GuidanceConfig config = *agent::parse_guidance_config(flags->config);
     const agent::AgentSpec spec = agent::AgentSpec::parse(
         flags->agent, flags->model.empty() ? std::nullopt : std::optional<std::string>(flags->model));
-    if (run->parsed()) agent::require_agent_cli(spec);
+    const agent::Environment environment = agent::current_environment();
+    if (run->parsed()) {
+      agent::require_agent_cli(spec);
+      const agent::CredentialCheck credentials = agent::check_credentials(spec.kind, environment);
+      if (!credentials.found) return report_unavailable(spec, credentials.missing, flags->json);
+      fmt::print(stderr, "d2k: {} authenticates with {}\n", spec.name(), credentials.source);
+    }
     fs::path workspace = flags->workspace;
     fs::path run_dir;
     if (workspace.empty()) {
-      run_dir = fresh_run_folder(task.id);
+      run_dir = agent::new_run_folder(environment, task.id);
       workspace = run_dir / "workspace";
     } else {
       workspace = fs::absolute(workspace).lexically_normal();
@@ -207,8 +232,9 @@ std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global) {
       return kExitPassed;
     }
 
-    agent::LaunchRequest request{spec, record.workspace, run_dir, mcp_command(global, record),
-                                 tool_names(config), agent::start_prompt(config), record.turn_budget};
+    agent::LaunchRequest request{spec,       record.workspace, run_dir, mcp_command(global, record),
+                                 tool_names(config), agent::start_prompt(config), record.turn_budget,
+                                 environment};
     const agent::LaunchPlan plan = agent::plan_launch(request);
     record.agent = spec.name();
     record.model = flags->model;
@@ -222,6 +248,7 @@ std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global) {
 
     // The tool server updated turns and the baseline while the agent ran.
     store::AgentRun finished = *agent_store.load_run(record.id);
+    const int tool_calls = finished.turns_used;
     const std::string output = util::read_text_file(stdout_log);
     const agent::AgentUsage usage = spec.kind == agent::AgentKind::claude  ? agent::parse_claude_usage(output)
                                     : spec.kind == agent::AgentKind::codex ? agent::parse_codex_usage(output)
@@ -234,19 +261,22 @@ std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global) {
       finished.turn_source = agent::kTurnsFromTranscript;
     }
     finished.finished_at = util::utc_now_iso8601();
-    finished.status = exit.timed_out ? agent::kStatusTimedOut
-                      : exit.exited  ? agent::kStatusFinished
-                                     : agent::kStatusFailed;
-    store::AgentEvent ended{finished.id, 0, "", finished.turns_used, "agent", "",
-                            {{"timed_out", exit.timed_out}, {"exited", exit.exited},
-                             {"status", exit.status}, {"seconds", exit.seconds}},
-                            std::nullopt};
+    finished.status = end_status(exit, tool_calls);
+    nlohmann::json ended_payload{{"timed_out", exit.timed_out}, {"exited", exit.exited},
+                                 {"status", exit.status}, {"seconds", exit.seconds}};
+    const std::string how = exit.timed_out ? "reached the time limit"
+                            : exit.exited  ? fmt::format("exited with status {}", exit.status)
+                                           : fmt::format("was killed by signal {}", exit.status);
+    fmt::print(stderr, "d2k: run {}: the agent {} after {:.1f} s\n", finished.id, how, exit.seconds);
+    if (finished.status == agent::kStatusAgentUnavailable) {
+      // Clients say why on either stream (Codex: a JSON event on stdout).
+      ended_payload["reason"] = util::tail(output, kReasonLimit / 2) + "\n" +
+                                util::tail(util::read_text_file(run_dir / "agent.stderr"), kReasonLimit / 2);
+      fmt::print(stderr, "d2k: run {}: agent_unavailable: {} {} before any tool call; its last output:\n{}\n",
+                 finished.id, finished.agent, how, ended_payload["reason"].get<std::string>());
+    }
+    store::AgentEvent ended{finished.id, 0, "", finished.turns_used, "agent", "", ended_payload, std::nullopt};
     agent_store.append_event(ended);
-    fmt::print(stderr, "d2k: run {}: the agent {} after {:.1f} s\n", finished.id,
-               exit.timed_out ? "reached the time limit"
-               : exit.exited  ? fmt::format("exited with status {}", exit.status)
-                              : fmt::format("was killed by signal {}", exit.status),
-               exit.seconds);
     return finish(global, agent_store, finished, flags->json);
   };
 }

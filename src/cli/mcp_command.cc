@@ -6,6 +6,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "agent/client_credentials.h"
 #include "agent/run_session.h"
 #include "agent/run_setup.h"
 #include "agent/sandboxed_command_runner.h"
@@ -41,7 +42,9 @@ std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global) {
   app.footer(
       "Serves the agent tools (read, write, bash, submit; read and submit_design for a design "
       "run) over MCP on stdin/stdout, for the run prepared in the workspace (docs/agent.md). "
-      "Agent CLIs start it; `d2k agent run` writes their configuration.");
+      "Agent CLIs start it; `d2k agent run` writes their configuration. A run prepared with "
+      "`d2k agent prepare` is marked running while served, and finished, with its final "
+      "submission selected, when the client disconnects or the turn budget is spent.");
   auto flags = std::make_shared<McpFlags>();
   app.add_option("--workspace", flags->workspace, "the workspace `d2k agent prepare` made")
       ->required()
@@ -49,6 +52,9 @@ std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--run", flags->run, "the run id (default: the newest run prepared in the workspace)");
   app.add_option("--budget", flags->budget, "turn budget, replacing the run's")->check(CLI::PositiveNumber);
   return [flags, &global] {
+    // The client's credentials are in its environment, and so in this one; what the agent runs
+    // (bash, a submission's workers) starts from here and must not see them.
+    agent::drop_secret_variables();
     store::AgentStore agent_store = store::AgentStore::open(store_path(global));
     const std::string workspace = agent::workspace_key(flags->workspace);
     std::optional<store::AgentRun> run = flags->run != 0 ? agent_store.load_run(flags->run)
@@ -69,7 +75,7 @@ std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global) {
     const task::Task task = resolve_task(global, run->task_id);
     store::Store store = store::Store::open(store_path(global));
 
-    agent::RunSession session(agent_store, *run);
+    agent::RunSession session(agent_store, *run, &store);
     agent::SandboxedCommandRunner runner(
         agent::SandboxedCommandRunner::agent_policy(task.dir, workspace, store_path(global)));
     agent::TaskSubmissionEvaluator evaluator(task, store, [](const std::string& line) {
@@ -80,7 +86,9 @@ std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global) {
                                &session);
     __gnu_cxx::stdio_filebuf<char> protocol_buffer(claim_stdout(), std::ios::out);
     std::ostream protocol(&protocol_buffer);
+    session.open();
     mcp::StdioServer(dispatcher, std::cin, protocol).run();
+    session.close("client disconnected");
     return kExitPassed;
   };
 }

@@ -265,7 +265,7 @@ record::EvaluationResult Evaluator::run() {
     }
     if (cacheable && store_ != nullptr) {
       auto cached = store_->cached_workload({result.environment.device_name, task_.id,
-                                             workload.label, result.impl_hash,
+                                             workload.label, result.impl_kind, result.impl_hash,
                                              record::kProtocolVersion});
       // Only a latency measured the way this task times now stands in.
       if (cached && cached->latency && cached->latency->method == timing_method() &&

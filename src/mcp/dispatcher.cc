@@ -50,7 +50,9 @@ std::string describe_violations(const std::vector<schema::Violation>& violations
 json error_response(const json& id, int code, const std::string& message, const json& data) {
   json error{{"code", code}, {"message", message}};
   if (!data.is_null()) error["data"] = data;
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", error}};
+  json response{{"jsonrpc", "2.0"}, {"error", error}};
+  if (!id.is_null()) response["id"] = id;
+  return response;
 }
 
 Dispatcher::Dispatcher(ServerInfo info, std::vector<std::unique_ptr<Tool>> tools,
@@ -66,22 +68,26 @@ Dispatcher::Dispatcher(ServerInfo info, std::vector<std::unique_ptr<Tool>> tools
 std::optional<json> Dispatcher::handle(const json& message, std::stop_token stop) {
   if (!message.is_object()) return error_response(nullptr, kInvalidRequest, "a message must be a JSON object");
   const bool has_id = message.contains("id");
-  if (!message.contains("method")) return std::nullopt;  // a response from the client
-  const json id = has_id ? message["id"] : json(nullptr);
+  const json id = has_id && valid_id(message["id"]) ? message["id"] : json(nullptr);
+  if (!message.contains("method")) {
+    if (has_id && (message.contains("result") || message.contains("error"))) {
+      return std::nullopt;  // a response from the client
+    }
+    return error_response(id, kInvalidRequest, "not a JSON-RPC 2.0 request: no method");
+  }
   if (message.value("jsonrpc", "") != "2.0" || !message["method"].is_string() ||
-      (has_id && !valid_id(id))) {
-    return has_id ? std::optional(error_response(valid_id(id) ? id : json(nullptr), kInvalidRequest,
-                                                 "not a JSON-RPC 2.0 request"))
+      (has_id && id.is_null())) {
+    return has_id ? std::optional(error_response(id, kInvalidRequest, "not a JSON-RPC 2.0 request"))
                   : std::nullopt;
   }
+  if (!has_id) return std::nullopt;  // notifications/initialized, cancelled (StdioServer), others
   const std::string method = message["method"];
   const json params = message.value("params", json::object());
-  if (!has_id) return std::nullopt;  // notifications/initialized, cancelled (StdioServer), others
   try {
     const std::optional<std::string> modern = modern_version(params);
     if (modern && *modern != kModernVersion) {
       throw RpcFailure(kUnsupportedProtocolVersion, "Unsupported protocol version",
-                       {{"supported", {kModernVersion}}, {"requested", *modern}});
+                       {{"supported", supported_versions()}, {"requested", *modern}});
     }
     json result;
     if (method == "initialize") {
@@ -133,10 +139,18 @@ json Dispatcher::list_tools(bool modern) const {
   json tools = json::array();
   for (const auto& registered : tools_) {
     const ToolSpec& spec = registered.spec;
+    json annotations{{"title", spec.title},
+                     {"readOnlyHint", spec.hints.read_only},
+                     {"openWorldHint", spec.hints.open_world}};
+    if (!spec.hints.read_only) {
+      annotations["destructiveHint"] = spec.hints.destructive;
+      annotations["idempotentHint"] = spec.hints.idempotent;
+    }
     tools.push_back({{"name", spec.name},
+                     {"title", spec.title},
                      {"description", spec.description},
                      {"inputSchema", spec.input_schema},
-                     {"annotations", {{"readOnlyHint", spec.read_only}}}});
+                     {"annotations", annotations}});
   }
   json result{{"tools", tools}};
   if (modern) {

@@ -55,7 +55,7 @@ class Dispatcher {
   std::string negotiated_version_;
 };
 
-// An error response; `id` is null when the request's id could not be read.
+// An error response; without an id when `id` is null (the request's id could not be read).
 nlohmann::json error_response(const nlohmann::json& id, int code, const std::string& message,
                               const nlohmann::json& data = nullptr);
 

@@ -13,10 +13,10 @@ using nlohmann::json;
 class EchoTool : public Tool {
  public:
   ToolSpec spec() const override {
-    return {"echo", "echoes text",
+    return {"echo", "Echo", "echoes text",
             json::parse(R"({"type":"object","properties":{"text":{"type":"string"}},
                            "required":["text"],"additionalProperties":false})"),
-            true};
+            {.read_only = true, .destructive = false, .idempotent = true, .open_world = false}};
   }
   ToolResult call(const json& arguments, std::stop_token) override {
     if (arguments["text"] == "throw") throw std::runtime_error("asked to throw");
@@ -98,6 +98,36 @@ TEST_F(DispatcherTest, RejectsMalformedRequests) {
   EXPECT_EQ((*dispatcher.handle(request(1, "resources/list")))["error"]["code"], kMethodNotFound);
 }
 
+TEST_F(DispatcherTest, AnObjectWithoutMethodOrIdIsAnInvalidRequest) {
+  for (const json& message : {json{{"jsonrpc", "2.0"}}, json{{"jsonrpc", "2.0"}, {"params", {{"a", 1}}}},
+                              json::object()}) {
+    const auto reply = dispatcher.handle(message);
+    ASSERT_TRUE(reply) << message;
+    EXPECT_EQ((*reply)["error"]["code"], kInvalidRequest);
+    EXPECT_FALSE(reply->contains("id"));
+  }
+  // With an id but neither a method nor a result, it is still not a request, and the id is kept.
+  const json with_id = *dispatcher.handle({{"jsonrpc", "2.0"}, {"id", 9}});
+  EXPECT_EQ(with_id["error"]["code"], kInvalidRequest);
+  EXPECT_EQ(with_id["id"], 9);
+}
+
+TEST_F(DispatcherTest, ResponsesFromTheClientGetNoReply) {
+  EXPECT_FALSE(dispatcher.handle({{"jsonrpc", "2.0"}, {"id", 3}, {"result", json::object()}}));
+  EXPECT_FALSE(dispatcher.handle({{"jsonrpc", "2.0"}, {"id", 4}, {"error", {{"code", 1}, {"message", "x"}}}}));
+}
+
+TEST_F(DispatcherTest, ErrorsWithoutAReadableIdOmitIt) {
+  // The 2025-11-25 schema allows no null id; an error whose request id is unknown has none.
+  const json null_id = *dispatcher.handle({{"jsonrpc", "2.0"}, {"id", nullptr}, {"method", "ping"}});
+  EXPECT_FALSE(null_id.contains("id"));
+  const json object_id = *dispatcher.handle({{"jsonrpc", "2.0"}, {"id", {{"a", 1}}}, {"method", "ping"}});
+  EXPECT_FALSE(object_id.contains("id"));
+  EXPECT_FALSE(dispatcher.handle(json::array())->contains("id"));
+  EXPECT_FALSE(error_response(nullptr, kParseError, "bad").contains("id"));
+  EXPECT_EQ(error_response("x", kParseError, "bad")["id"], "x");
+}
+
 TEST_F(DispatcherTest, ListsToolsWithTheirSchemas) {
   const json reply = *dispatcher.handle(request(1, "tools/list"));
   ASSERT_EQ(reply["result"]["tools"].size(), 1u);
@@ -105,6 +135,29 @@ TEST_F(DispatcherTest, ListsToolsWithTheirSchemas) {
   EXPECT_EQ(reply["result"]["tools"][0]["inputSchema"]["type"], "object");
   EXPECT_EQ(reply["result"]["tools"][0]["annotations"]["readOnlyHint"], true);
   EXPECT_FALSE(reply["result"].contains("resultType"));  // legacy clients get legacy results
+}
+
+TEST(DispatcherToolListTest, ToolsCarryTitlesAndEveryHint) {
+  class WritingTool : public Tool {
+   public:
+    ToolSpec spec() const override {
+      return {"put", "Put a value", "replaces a value", json{{"type", "object"}},
+              {.read_only = false, .destructive = true, .idempotent = true, .open_world = false}};
+    }
+    ToolResult call(const json&, std::stop_token) override { return {"", false, std::nullopt}; }
+  };
+  std::vector<std::unique_ptr<Tool>> tools = echo_only();
+  tools.push_back(std::make_unique<WritingTool>());
+  Dispatcher dispatcher({"d2k", "1.0", ""}, std::move(tools), nullptr);
+  const json listed = (*dispatcher.handle(request(1, "tools/list")))["result"]["tools"];
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0]["title"], "Echo");
+  EXPECT_EQ(listed[0]["annotations"],
+            json({{"title", "Echo"}, {"readOnlyHint", true}, {"openWorldHint", false}}));
+  EXPECT_EQ(listed[1]["title"], "Put a value");
+  EXPECT_EQ(listed[1]["annotations"],
+            json({{"title", "Put a value"}, {"readOnlyHint", false}, {"destructiveHint", true},
+                  {"idempotentHint", true}, {"openWorldHint", false}}));
 }
 
 TEST_F(DispatcherTest, CallsATool) {
@@ -161,6 +214,8 @@ TEST_F(DispatcherTest, RejectsAnUnknownModernVersion) {
   const json reply = *dispatcher.handle(request(1, "tools/list", {{"_meta", meta}}));
   EXPECT_EQ(reply["error"]["code"], kUnsupportedProtocolVersion);
   EXPECT_EQ(reply["error"]["data"]["requested"], "2099-01-01");
+  EXPECT_EQ(reply["error"]["data"]["supported"],
+            json::array({"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}));
 }
 
 TEST(DispatcherObserverTest, ObserverCanRefuseAndSeesEveryCall) {

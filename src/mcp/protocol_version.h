@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace d2k::mcp {
 
@@ -14,6 +15,9 @@ inline constexpr std::array<std::string_view, 4> kLegacyVersions{"2025-11-25", "
 inline constexpr std::string_view kModernVersion = "2026-07-28";
 // The only revision whose receivers must accept JSON-RPC batches.
 inline constexpr std::string_view kBatchingVersion = "2025-03-26";
+
+// Every revision d2k speaks, the modern one first: what an unsupported-version error lists.
+std::vector<std::string> supported_versions();
 
 // The version `initialize` answers with: the requested one when d2k speaks it, else the newest
 // legacy version (the client then decides whether it can use it).

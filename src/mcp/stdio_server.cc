@@ -7,8 +7,11 @@
 #include <string>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "mcp/protocol_version.h"
 #include "mcp/rpc_error.h"
+#include "util/bounded_json.h"
 
 namespace d2k::mcp {
 namespace {
@@ -76,6 +79,28 @@ class CallQueue {
   bool closed_ = false;
 };
 
+struct InputLine {
+  std::string text;       // without the newline and a trailing carriage return
+  bool too_long = false;  // more than the limit arrived; the rest was read and dropped
+};
+
+// The next line of `in`, keeping at most `limit` bytes of it; nullopt at the end of input.
+std::optional<InputLine> read_line(std::istream& in, size_t limit) {
+  std::streambuf& buffer = *in.rdbuf();
+  InputLine line;
+  int c = buffer.sbumpc();
+  if (c == std::char_traits<char>::eof()) return std::nullopt;
+  for (; c != std::char_traits<char>::eof() && c != '\n'; c = buffer.sbumpc()) {
+    if (line.text.size() < limit) {
+      line.text.push_back(static_cast<char>(c));
+    } else {
+      line.too_long = true;
+    }
+  }
+  if (!line.text.empty() && line.text.back() == '\r') line.text.pop_back();
+  return line;
+}
+
 }  // namespace
 
 std::string frame(const json& message) {
@@ -113,14 +138,17 @@ void StdioServer::run() {
     }
   });
 
-  std::string line;
-  while (std::getline(in_, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+  while (const auto line = read_line(in_, limits_.max_bytes)) {
+    if (line->too_long) {
+      write(error_response(nullptr, kParseError,
+                           fmt::format("Parse error: a message longer than {} bytes", limits_.max_bytes)));
+      continue;
+    }
+    if (line->text.find_first_not_of(" \t") == std::string::npos) continue;
     json message;
     try {
-      message = json::parse(line);
-    } catch (const json::parse_error& error) {
+      message = util::parse_bounded_json(line->text, limits_);
+    } catch (const util::JsonInputError& error) {
       write(error_response(nullptr, kParseError, std::string("Parse error: ") + error.what()));
       continue;
     }

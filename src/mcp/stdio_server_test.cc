@@ -15,7 +15,9 @@ using nlohmann::json;
 // Returns bytes that are not UTF-8, as a command's output may.
 class BinaryTool : public Tool {
  public:
-  ToolSpec spec() const override { return {"binary", "raw bytes", json{{"type", "object"}}, true}; }
+  ToolSpec spec() const override {
+    return {"binary", "Binary", "raw bytes", json{{"type", "object"}}, {.read_only = true}};
+  }
   ToolResult call(const json&, std::stop_token) override { return {"ok \xff\xfe end", false, std::nullopt}; }
 };
 
@@ -24,7 +26,9 @@ constexpr auto kSlowToolWait = std::chrono::seconds(20);
 // Waits until it is cancelled (or, failing that, for kSlowToolWait).
 class SlowTool : public Tool {
  public:
-  ToolSpec spec() const override { return {"slow", "waits", json{{"type", "object"}}, true}; }
+  ToolSpec spec() const override {
+    return {"slow", "Slow", "waits", json{{"type", "object"}}, {.read_only = true}};
+  }
   ToolResult call(const json&, std::stop_token stop) override {
     std::mutex mutex;
     std::condition_variable_any woken;
@@ -34,14 +38,14 @@ class SlowTool : public Tool {
   }
 };
 
-std::vector<json> serve(const std::string& input) {
+std::vector<json> serve(const std::string& input, util::JsonLimits limits = {}) {
   std::vector<std::unique_ptr<Tool>> tools;
   tools.push_back(std::make_unique<BinaryTool>());
   tools.push_back(std::make_unique<SlowTool>());
   Dispatcher dispatcher({"d2k", "1.0", ""}, std::move(tools), nullptr);
   std::istringstream in(input);
   std::ostringstream out;
-  StdioServer(dispatcher, in, out).run();
+  StdioServer(dispatcher, in, out, limits).run();
   std::vector<json> replies;
   std::istringstream lines(out.str());
   std::string line;
@@ -64,7 +68,37 @@ TEST(StdioServerTest, AnswersGarbageWithAParseError) {
   const auto replies = serve("{not json\n");
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_EQ(replies[0]["error"]["code"], -32700);
-  EXPECT_TRUE(replies[0]["id"].is_null());
+  EXPECT_FALSE(replies[0].contains("id"));  // unknown, so omitted (never null)
+}
+
+const std::string kPing = R"({"jsonrpc":"2.0","id":2,"method":"ping"})" "\n";
+
+TEST(StdioServerTest, DeepNestingIsRefusedAndServingGoesOn) {
+  // A notification nested 200,000 deep (about 400 KB), as a hostile client may send it.
+  const std::string deep = R"({"jsonrpc":"2.0","method":"x","params":)" + std::string(200'000, '[') +
+                           std::string(200'000, ']') + "}\n";
+  const auto replies = serve(deep + kPing);
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[0]["error"]["code"], -32700);
+  EXPECT_NE(replies[0]["error"]["message"].get<std::string>().find("nested deeper"), std::string::npos);
+  EXPECT_EQ(replies[1]["id"], 2);
+}
+
+TEST(StdioServerTest, ALineOverTheSizeLimitIsRefusedWithoutKeepingIt) {
+  const std::string big = R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":")" +
+                          std::string(5000, 'x') + "\"}}\n";
+  const auto replies = serve(big + kPing, {.max_bytes = 1024, .max_depth = 8});
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[0]["error"]["code"], -32700);
+  EXPECT_NE(replies[0]["error"]["message"].get<std::string>().find("1024"), std::string::npos);
+  EXPECT_EQ(replies[1]["id"], 2);
+}
+
+TEST(StdioServerTest, AnObjectWithoutMethodOrIdGetsInvalidRequest) {
+  const auto replies = serve(R"({"jsonrpc":"2.0","params":{}})" "\n" + kPing);
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[0]["error"]["code"], -32600);
+  EXPECT_FALSE(replies[0].contains("id"));
 }
 
 TEST(StdioServerTest, InvalidUtf8BecomesReplacementCharacters) {

@@ -10,11 +10,21 @@
 
 namespace d2k::mcp {
 
+// The behaviour hints tools/list advertises; clients decide from them whether a call needs the
+// user's approval. `destructive` and `idempotent` mean something only when `read_only` is false.
+struct ToolHints {
+  bool read_only = false;    // readOnlyHint: changes nothing
+  bool destructive = false;  // destructiveHint: may overwrite or delete what exists
+  bool idempotent = false;   // idempotentHint: a repeated call with the same arguments adds nothing
+  bool open_world = false;   // openWorldHint: reaches beyond the server (the network, other hosts)
+};
+
 struct ToolSpec {
   std::string name;
+  std::string title;  // for people: what clients show in lists and approval prompts
   std::string description;
   nlohmann::json input_schema;  // a JSON Schema 2020-12 object; arguments are checked against it
-  bool read_only = false;       // advertised as the readOnlyHint annotation
+  ToolHints hints;
 };
 
 class Tool {

@@ -27,8 +27,10 @@ TEST_F(RenderersTest, CsvTableHoldsUnroundedValues) {
   const std::string csv = CsvRenderer().render(report_, {.table = "table1"});
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "Implementation,Configuration,Correct,Tasks,S_perf,Without run");
-  EXPECT_NE(csv.find("\nm-one,L1+L2+L3,2,2,2.82842712474619"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nm-two,none,1,2,0.7071067811865"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nfixture-agent / m-one,L1+L2+L3,2,2,2.82842712474619"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\nfixture-agent / m-two,none,1,2,0.7071067811865"), std::string::npos)
+      << csv;
   EXPECT_NE(csv.find("\nBaseline,,2,2,1,\n"), std::string::npos) << csv;  // blanks stay empty
   EXPECT_EQ(csv.find('#'), std::string::npos);
 }
@@ -48,7 +50,7 @@ TEST_F(RenderersTest, CsvWithoutTableHasEveryTableAndItsGaps) {
 
 TEST_F(RenderersTest, CsvQuotesFieldsWithCommas) {
   const std::string csv = CsvRenderer().render(report_, {.table = "table2_design"});
-  EXPECT_NE(csv.find("\nm-two,,,,,\"alpha, beta\"\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nfixture-agent / m-two,,,,,\"alpha, beta\"\n"), std::string::npos) << csv;
 }
 
 TEST_F(RenderersTest, CsvUnknownTableListsTheKnownOnes) {

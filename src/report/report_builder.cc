@@ -87,6 +87,12 @@ score::TaskOutcome outcome(const std::string& task, const record::EvaluationResu
   return result;
 }
 
+// A row's client and model: "claude / claude-opus-4", "codex / (default model)".
+std::string run_name(const store::AgentRun& run) {
+  return fmt::format("{} / {}", run.agent.empty() ? "(external client)" : run.agent,
+                     run.model.empty() ? "(default model)" : run.model);
+}
+
 std::string group_label(const std::string& model, const std::string& config) {
   return fmt::format("{} ({})", model, config);
 }
@@ -159,8 +165,24 @@ class Builder {
     return "";
   }
 
+  // Only ended runs are scored: an open one may still submit, and one whose client never got
+  // to work (agent_unavailable) is no run of its model at all.
   void select_runs() {
-    runs_ = agents_.runs({.tasks = filter_.tasks, .models = filter_.models, .ids = filter_.runs});
+    for (auto& run : agents_.runs({.tasks = filter_.tasks, .models = filter_.models, .ids = filter_.runs})) {
+      if (run.status == "prepared" || run.status == "running") {
+        report_.missing.push_back(
+            {fmt::format("run {} ({}, {}, task {}) is still open (status {}); it is left out until it ends",
+                         run.id, run_name(run), run.config, run.task_id, run.status),
+             fmt::format("d2k agent select {} once its client has stopped", run.id)});
+      } else if (run.status == "agent_unavailable") {
+        report_.missing.push_back(
+            {fmt::format("run {} ({}, {}, task {}) never got to work (agent_unavailable); it is not scored",
+                         run.id, run_name(run), run.config, run.task_id),
+             "d2k agent run, once the client can authenticate and start"});
+      } else {
+        runs_.push_back(std::move(run));
+      }
+    }
   }
 
   void select_tasks() {
@@ -201,9 +223,9 @@ class Builder {
     std::map<std::pair<int, std::pair<std::string, std::string>>, RunGroup> ordered;
     for (const auto& run : runs_) {
       if (!tasks_.contains(run.task_id)) continue;
-      // An agent CLI that names no model (a scripted agent, a client without --model) still
-      // gets a readable row label.
-      const std::string model = run.model.empty() ? "(model not recorded)" : run.model;
+      // Rows are (client, model, configuration): runs of different clients, or of one client
+      // with and without a model named, are never pooled.
+      const std::string model = run_name(run);
       RunGroup& group = ordered[{config_rank(run.config), {model, run.config}}];
       group.model = model;
       group.config = run.config;

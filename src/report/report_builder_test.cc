@@ -14,6 +14,9 @@ using testing::FixtureStore;
 using testing::ScratchDir;
 
 constexpr double kTol = 1e-9;
+// Rows are (client, model, configuration); the fixture's runs all come from one client.
+const std::string kModelOne = "fixture-agent / m-one";
+const std::string kModelTwo = "fixture-agent / m-two";
 
 class ReportBuilderTest : public ::testing::Test {
  protected:
@@ -101,14 +104,14 @@ TEST_F(PaperFixtureTest, Table1ScoresEveryImplementationAgainstTheBaseline) {
   EXPECT_NEAR(*score_row(report, "Baseline", "").sperf, 1.0, kTol);
   EXPECT_NEAR(*score_row(report, "Expert", "").sperf, 2.0, kTol);  // GM(4, 1)
 
-  const ScoreRow& unguided = score_row(report, "m-one", "none");  // the newer alpha run
+  const ScoreRow& unguided = score_row(report, kModelOne, "none");  // the newer alpha run
   EXPECT_EQ(unguided.correct, 1);
   EXPECT_EQ(unguided.tasks, 2);
   EXPECT_NEAR(*unguided.sperf, 1.0, kTol);  // GM(2, 0.5)
-  const ScoreRow& guided = score_row(report, "m-one", "L1+L2+L3");
+  const ScoreRow& guided = score_row(report, kModelOne, "L1+L2+L3");
   EXPECT_EQ(guided.correct, 2);
   EXPECT_NEAR(*guided.sperf, std::sqrt(8.0), kTol);  // GM(4, 2)
-  const ScoreRow& two = score_row(report, "m-two", "none");
+  const ScoreRow& two = score_row(report, kModelTwo, "none");
   EXPECT_EQ(two.tasks_without_run, std::vector<std::string>{"beta"});
   EXPECT_NEAR(*two.sperf, std::sqrt(0.5), kTol);  // GM(1, 0.5)
 
@@ -125,14 +128,15 @@ TEST_F(PaperFixtureTest, Table2JudgesFinalSubmissionsAndDesigns) {
   const Report report = build();
   ASSERT_EQ(report.table2.design.size(), 2u);
   const DesignRow& one = report.table2.design[0];
-  EXPECT_EQ(one.model, "m-one");
+  EXPECT_EQ(one.model, kModelOne);
   ASSERT_TRUE(one.levels);
   EXPECT_NEAR((*one.levels)[0], 60, kTol);  // the unverified zeros for beta do not count
   EXPECT_NEAR((*one.levels)[1], 50, kTol);
   EXPECT_NEAR((*one.levels)[2], 40, kTol);
   EXPECT_NEAR(*one.js_design, 50, kTol);
   EXPECT_FALSE(report.table2.design[1].levels);
-  EXPECT_TRUE(mentions(report.table2.design_missing, "m-two: 2 of 2 tasks", "--config design"));
+  EXPECT_TRUE(
+      mentions(report.table2.design_missing, kModelTwo + ": 2 of 2 tasks", "--config design"));
 
   ASSERT_EQ(report.table2.impl.size(), 5u);  // three runs' groups and two averages
   const ImplRow& unguided = report.table2.impl[0];
@@ -147,10 +151,10 @@ TEST_F(PaperFixtureTest, Table2JudgesFinalSubmissionsAndDesigns) {
   EXPECT_NEAR((*guided.levels)[2], 55, kTol);
   EXPECT_NEAR(*guided.js_impl, 70, kTol);
   const ImplRow& two = report.table2.impl[2];
-  EXPECT_EQ(two.model, "m-two");
+  EXPECT_EQ(two.model, kModelTwo);
   EXPECT_FALSE(two.levels);
   EXPECT_EQ(two.tasks_without_assessment, std::vector<std::string>{"alpha"});
-  EXPECT_TRUE(mentions(report.table2.missing, "m-two (none)'s final submission for alpha",
+  EXPECT_TRUE(mentions(report.table2.missing, kModelTwo + " (none)'s final submission for alpha",
                        "d2k judge impl alpha --solution"));
   const ImplRow& average_none = report.table2.impl[3];
   EXPECT_EQ(average_none.model, "Average");
@@ -162,13 +166,13 @@ TEST_F(PaperFixtureTest, Table2JudgesFinalSubmissionsAndDesigns) {
 TEST_F(PaperFixtureTest, Tables4And5CountOnlyCorrectFastTasks) {
   const Report report = build();
   ASSERT_EQ(report.table4.rows.size(), 2u);
-  EXPECT_EQ(report.table4.rows[0].implementation, "m-one");
+  EXPECT_EQ(report.table4.rows[0].implementation, kModelOne);
   EXPECT_EQ(report.table4.rows[0].config, "L1+L2+L3");
   EXPECT_NEAR(report.table4.rows[0].speedup, std::sqrt(8.0), kTol);
   EXPECT_EQ(report.table4.rows[1].implementation, "Expert");
   EXPECT_NEAR(report.table4.rows[1].speedup, 2.0, kTol);
   EXPECT_EQ(report.table4.not_fully_correct,
-            (std::vector<std::string>{"m-one (none)", "m-two (none)"}));
+            (std::vector<std::string>{kModelOne + " (none)", kModelTwo + " (none)"}));
 
   ASSERT_EQ(report.table5.rows.size(), 5u);
   const auto fast = [&](size_t row) { return report.table5.rows[row].fast; };
@@ -193,7 +197,8 @@ TEST_F(PaperFixtureTest, Table6SumsTheRunsTheReportReads) {
   EXPECT_EQ(total.runs, 6);
   EXPECT_EQ(total.prompt_tokens, 9200);
   EXPECT_NEAR(total.cost_usd, 8.95, kTol);
-  EXPECT_TRUE(mentions(report.table6.missing, "1 of 2 runs of m-one (L1+L2+L3)", "d2k agent run"));
+  EXPECT_TRUE(
+      mentions(report.table6.missing, "1 of 2 runs of " + kModelOne + " (L1+L2+L3)", "d2k agent run"));
 }
 
 TEST_F(PaperFixtureTest, Figures3And4) {
@@ -211,7 +216,7 @@ TEST_F(PaperFixtureTest, Figures3And4) {
   EXPECT_NEAR(curve[2], std::sqrt(0.2), kTol);
   EXPECT_NEAR(curve[3], std::sqrt(8.0), kTol);
   EXPECT_NEAR(curve[4], std::sqrt(8.0), kTol);
-  EXPECT_TRUE(mentions(report.figure4.missing, "m-two (none)", "d2k agent run"));
+  EXPECT_TRUE(mentions(report.figure4.missing, kModelTwo + " (none)", "d2k agent run"));
 }
 
 TEST_F(PaperFixtureTest, TaskViewsShowEveryImplementationAndTheBound) {
@@ -225,8 +230,9 @@ TEST_F(PaperFixtureTest, TaskViewsShowEveryImplementationAndTheBound) {
   std::vector<std::string> labels;
   for (const auto& i : alpha.implementations) labels.push_back(i.label);
   // The newest solution evaluation is m-two's final submission, so it is not shown twice.
-  EXPECT_EQ(labels, (std::vector<std::string>{"reference", "baseline", "expert", "m-one (none)",
-                                              "m-one (L1+L2+L3)", "m-two (none)"}));
+  EXPECT_EQ(labels, (std::vector<std::string>{"reference", "baseline", "expert",
+                                              kModelOne + " (none)", kModelOne + " (L1+L2+L3)",
+                                              kModelTwo + " (none)"}));
   EXPECT_NEAR(*alpha.implementations[1].latency_s[1], 8e-3, kTol);
   EXPECT_TRUE(alpha.missing.empty());
   const TaskView& beta = report.task_views[1];
@@ -240,16 +246,45 @@ TEST_F(PaperFixtureTest, FiltersSelectDeviceModelsAndRuns) {
   EXPECT_EQ(a100.tasks, std::vector<std::string>{"alpha"});
   EXPECT_NEAR(*score_row(a100, "Baseline", "").sperf, 1.0, kTol);
   // m-one's runs were on the H200 and are scored against the H200 baseline (speedup 2).
-  EXPECT_NEAR(*score_row(a100, "m-one", "none").sperf, 2.0, kTol);
+  EXPECT_NEAR(*score_row(a100, kModelOne, "none").sperf, 2.0, kTol);
 
   const Report two = build({.tasks = {}, .models = {"m-two"}, .runs = {}, .device = ""});
-  for (const auto& row : two.table1.rows) EXPECT_NE(row.implementation, "m-one");
-  EXPECT_NEAR(*score_row(two, "m-two", "none").sperf, std::sqrt(0.5), kTol);
+  for (const auto& row : two.table1.rows) EXPECT_NE(row.implementation, kModelOne);
+  EXPECT_NEAR(*score_row(two, kModelTwo, "none").sperf, std::sqrt(0.5), kTol);
 
   // Run 1 is m-one's older, failed alpha run: named, it replaces the newer one.
   const Report old_run = build({.tasks = {"alpha"}, .models = {}, .runs = {1}, .device = ""});
-  EXPECT_EQ(score_row(old_run, "m-one", "none").correct, 0);
-  EXPECT_NEAR(*score_row(old_run, "m-one", "none").sperf, 0.5, kTol);
+  EXPECT_EQ(score_row(old_run, kModelOne, "none").correct, 0);
+  EXPECT_NEAR(*score_row(old_run, kModelOne, "none").sperf, 0.5, kTol);
+}
+
+TEST_F(PaperFixtureTest, RowsSeparateClientsAndLeaveOutRunsThatAreNotOver) {
+  store::AgentStore agents = store::AgentStore::open(fixture_.path());
+  // The same model name through another client is a row of its own; so is a client's default.
+  const auto alpha_final = agents.load_run(2)->final_evaluation_id;
+  const int64_t codex = fixture_.run("alpha", "none", "m-one", alpha_final, "/ws/codex", 1, 1, 0.0);
+  store::AgentRun codex_run = *agents.load_run(codex);
+  codex_run.agent = "codex";
+  agents.update_run(codex_run);
+  const int64_t unnamed = fixture_.run("alpha", "none", "", alpha_final, "/ws/unnamed", 1, 1, 0.0);
+  store::AgentRun unnamed_run = *agents.load_run(unnamed);
+  unnamed_run.agent = "claude";
+  agents.update_run(unnamed_run);
+  // Neither an open run nor one whose client never started is scored; both are named.
+  for (const std::string status : {"running", "agent_unavailable"}) {
+    const int64_t id = fixture_.run("beta", "none", "m-two", std::nullopt, "/ws/" + status, 1, 1, 0.0);
+    store::AgentRun run = *agents.load_run(id);
+    run.status = status;
+    agents.update_run(run);
+  }
+
+  const Report report = build();
+  EXPECT_EQ(score_row(report, "codex / m-one", "none").correct, 1);
+  EXPECT_EQ(score_row(report, "claude / (default model)", "none").correct, 1);
+  EXPECT_EQ(score_row(report, kModelOne, "none").correct, 1);  // its own runs, as before
+  EXPECT_EQ(score_row(report, kModelTwo, "none").tasks_without_run, std::vector<std::string>{"beta"});
+  EXPECT_TRUE(mentions(report.missing, "is still open (status running)", "d2k agent select"));
+  EXPECT_TRUE(mentions(report.missing, "never got to work (agent_unavailable)", "d2k agent run"));
 }
 
 }  // namespace

@@ -550,13 +550,15 @@ std::optional<record::WorkloadResult> Store::cached_workload(const CacheKey& key
       "JOIN evaluations e ON e.id = w.evaluation_id "
       "JOIN environments env ON env.id = e.environment_id "
       "WHERE env.device_name = ?1 AND e.task_id = ?2 AND w.workload = ?3 AND e.impl_hash = ?4 "
-      "AND e.protocol_version = ?5 AND w.verdict = 'passed' AND e.mode = 'full' "
+      "AND e.protocol_version = ?5 AND e.impl_kind = ?6 AND w.verdict = 'passed' "
+      "AND e.mode = 'full' "
       "ORDER BY e.created_at DESC, e.id DESC LIMIT 1");
   select.bind_text(1, key.device_name);
   select.bind_text(2, key.task_id);
   select.bind_text(3, key.workload);
   select.bind_text(4, key.impl_hash);
   select.bind_int(5, key.protocol_version);
+  select.bind_text(6, key.impl_kind);
   if (!select.step()) return std::nullopt;
   return read_workload(select);
 }

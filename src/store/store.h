@@ -51,11 +51,14 @@ struct JudgeQuery {
   int limit = 50;  // 0 or less: no limit
 };
 
-// What must match for a stored workload latency to stand in for a new measurement.
+// What must match for a stored workload latency to stand in for a new measurement. The kind
+// matters as much as the bytes: a baseline's latency comes only from a baseline evaluation,
+// never from a byte-identical submission's measurement.
 struct CacheKey {
   std::string device_name;
   std::string task_id;
   std::string workload;
+  std::string impl_kind;
   std::string impl_hash;
   int protocol_version = record::kProtocolVersion;
 };

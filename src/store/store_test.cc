@@ -388,6 +388,7 @@ TEST_F(StoreTest, CachedWorkloadIsNewestPassedForTheKey) {
   const CacheKey key{.device_name = "H200",
                      .task_id = "t",
                      .workload = "w",
+                     .impl_kind = "reference",
                      .impl_hash = "h",
                      .protocol_version = 1};
   const auto hit = store.cached_workload(key);
@@ -416,7 +417,26 @@ TEST_F(StoreTest, CachedWorkloadIgnoresAKeyWithOnlyFailures) {
   record::EvaluationResult r =
       cache_entry("H200", "h", 1, "2026-01-01T00:00:00Z", record::Verdict::timed_out, 1.0);
   store.save(r);
-  EXPECT_FALSE(store.cached_workload({"H200", "t", "w", "h", 1}).has_value());
+  EXPECT_FALSE(store.cached_workload({"H200", "t", "w", "reference", "h", 1}).has_value());
+}
+
+TEST_F(StoreTest, CachedWorkloadComesOnlyFromTheSameKind) {
+  // A submission byte-identical to the baseline, measured later (and noisily): a baseline
+  // evaluation must not take its latency, nor the submission the baseline's.
+  Store store = Store::open(store_path());
+  record::EvaluationResult baseline =
+      cache_entry("H200", "h", 1, "2026-01-01T00:00:00Z", record::Verdict::passed, 1.0);
+  baseline.impl_kind = "baseline";
+  record::EvaluationResult submission =
+      cache_entry("H200", "h", 1, "2026-01-02T00:00:00Z", record::Verdict::passed, 9.0);
+  submission.impl_kind = "solution";
+  store.save(baseline);
+  store.save(submission);
+  const auto hit = store.cached_workload({"H200", "t", "w", "baseline", "h", 1});
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->latency->mean_s, 1.0);
+  EXPECT_EQ(store.cached_workload({"H200", "t", "w", "solution", "h", 1})->latency->mean_s, 9.0);
+  EXPECT_FALSE(store.cached_workload({"H200", "t", "w", "expert", "h", 1}).has_value());
 }
 
 TEST_F(StoreTest, ReopeningKeepsData) {

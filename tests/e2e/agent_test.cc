@@ -138,6 +138,18 @@ TEST(AgentRunTest, TheBudgetStopsTheToolsAndNothingLaterCounts) {
   EXPECT_TRUE(outcome["run"]["final_evaluation_id"].is_null());
 }
 
+TEST(AgentRunTest, SelectingAPreparedRunByHandEndsIt) {
+  D2kRun run;
+  const auto prepared = run.d2k({"--tasks", (kFixtures / "tasks").string(), "agent", "prepare", "cpu_scale_add",
+                                 "--config", "none", "--workspace", (run.dir() / "ws").string()});
+  ASSERT_EQ(prepared.status, 0) << prepared.err;
+  const auto selected = run.d2k({"agent", "select", "1", "--json"});
+  EXPECT_EQ(selected.status, 1);  // nothing was submitted
+  const auto outcome = nlohmann::json::parse(selected.out);
+  EXPECT_EQ(outcome["run"]["status"], "finished");
+  EXPECT_TRUE(outcome["final_submission"].is_null());
+}
+
 TEST(AgentRunTest, AMissingAgentCliIsAClearError) {
   D2kRun run;
   const std::string saved_path = getenv("PATH");

@@ -1,9 +1,11 @@
 // `d2k mcp` driven by the official MCP TypeScript SDK client (tests/mcp_client/client_test.mjs)
-// through read, write, bash and submit on the cpu_scale_add fixture. CI installs the SDK
+// through read, write, bash and submit on the cpu_scale_add fixture; the run, prepared with
+// `d2k agent prepare`, ends when the client disconnects. CI installs the SDK
 // (tools/run_tests.sh) and sets D2K_REQUIRE_MCP_CLIENT, which turns a missing SDK into a failure.
 #include <sstream>
 
 #include "d2k_run.h"
+#include "store/agent_store.h"
 
 namespace d2k::e2e {
 namespace {
@@ -51,6 +53,18 @@ TEST(McpSdkClientTest, ReadWriteBashAndSubmitThroughTheOfficialClient) {
   const auto seen = nlohmann::json::parse(result.out);
   EXPECT_EQ(seen["tools"], nlohmann::json({"read", "write", "bash", "submit"}));
   EXPECT_GT(seen["evaluation_id"].get<int>(), 0);
+
+  // The client disconnected: the run it drove is over, its submission selected, without
+  // `d2k agent select`; the report scores it.
+  const auto run_record = store::AgentStore::open(run.store()).load_run(1);
+  ASSERT_TRUE(run_record.has_value());
+  EXPECT_EQ(run_record->status, "finished");
+  EXPECT_TRUE(run_record->finished_at.has_value());
+  EXPECT_EQ(run_record->final_evaluation_id, seen["evaluation_id"].get<int64_t>());
+  const auto report = nlohmann::json::parse(run.d2k({"report", "--format", "json"}).out);
+  ASSERT_FALSE(report["table1"]["rows"].empty()) << report.dump(2);
+  EXPECT_EQ(report["table1"]["rows"].back()["implementation"], "(external client) / (default model)");
+  EXPECT_EQ(report["table1"]["rows"].back()["correct"], 1);
 }
 
 }  // namespace

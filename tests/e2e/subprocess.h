@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -97,5 +98,42 @@ inline RunResult run_process(const std::filesystem::path& binary,
   result.err = read_file(err_path);
   return result;
 }
+
+// A helper process (a loopback server) that runs while the object lives: started with stdout
+// and stderr in `log`, ended with SIGTERM (then SIGKILL) and reaped on destruction.
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::filesystem::path& binary, const std::vector<std::string>& args,
+                    const std::filesystem::path& cwd, const std::filesystem::path& log) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+    std::vector<std::string> argv_text{binary.string()};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : argv_text) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    const int spawned = posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) throw std::runtime_error("cannot start " + binary.string() + ": " + std::strerror(spawned));
+  }
+  ~BackgroundProcess() {
+    kill(pid_, SIGTERM);
+    for (int waited = 0; waited < 50; ++waited) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+      usleep(100'000);
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+
+ private:
+  pid_t pid_ = 0;
+};
 
 }  // namespace d2k::e2e
