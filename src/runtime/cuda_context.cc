@@ -133,6 +133,20 @@ void copy_to_host_pinned(void* host_destination, const void* source, size_t byte
   copy_to_host(host_destination, source, bytes, on_device);
 }
 
+void fill_bytes(void* data, size_t bytes, uint8_t value, bool on_device,
+                [[maybe_unused]] CUstream stream) {
+  if (!on_device) {
+    std::memset(data, value, bytes);
+    return;
+  }
+#ifdef D2K_HAVE_CUDA
+  check(CudaDriver::get().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(data), value, bytes, stream),
+        "cuMemsetD8Async");
+#else
+  throw std::logic_error("device memory in a build without CUDA");
+#endif
+}
+
 void copy_same_residency(void* destination, const void* source, size_t bytes, bool on_device,
                          [[maybe_unused]] CUstream stream) {
   if (!on_device) {

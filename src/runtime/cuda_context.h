@@ -74,6 +74,9 @@ void copy_to_host(void* host_destination, const void* source, size_t bytes, bool
 // pages are pinned for the copy, so it runs at the link's speed rather than through the
 // driver's staging buffers; where pinning fails, it copies the ordinary way.
 void copy_to_host_pinned(void* host_destination, const void* source, size_t bytes, bool on_device);
+// Sets `bytes` bytes at `data` (device or host memory) to `value`; on the device, queued on
+// `stream`.
+void fill_bytes(void* data, size_t bytes, uint8_t value, bool on_device, CUstream stream);
 // Copies between two buffers of the same residency (device-to-device or host-to-host). Device
 // copies are queued on `stream`, so they are ordered with the calls on it and are recorded when
 // that stream is being captured into a graph.

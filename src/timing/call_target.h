@@ -18,6 +18,9 @@ class CallTarget {
   // this in the reported latency.
   virtual bool has_state() const { return false; }
   virtual void restore_state(int64_t /*set*/) {}
+  // Overwrites the last call's outputs (queued on the stream), so that what is read afterwards
+  // is only what a later call wrote.
+  virtual void poison_outputs() {}
 };
 
 // The order calls visit the input sets: 1, 2, ..., K-1, 0, then again. Methods take calls in

@@ -171,10 +171,21 @@ class FakeTarget : public CallTarget {
       if (has_state() && fresh_set_ != set) ++calls_on_stale_state_;
       fresh_set_ = -1;
       sets_called_.push_back(set);
+      ++calls_since_poison_;
       return call_cost_(calls_run_++);
     });
   }
   bool has_state() const override { return static_cast<bool>(restore_cost_); }
+  void poison_outputs() override {
+    backend_.launch([this] {
+      ++poisoned_;
+      calls_since_poison_ = 0;
+      return 0.0;
+    });
+  }
+  // Outputs poisoned so far, and calls run since the last poisoning.
+  int64_t poisoned() const { return poisoned_; }
+  int64_t calls_since_poison() const { return calls_since_poison_; }
   void restore_state(int64_t set) override {
     if (!has_state()) throw std::logic_error("restore_state on a target without state");
     backend_.launch([this, set] {
@@ -198,6 +209,8 @@ class FakeTarget : public CallTarget {
   int64_t sets_ = 1;
   int64_t fresh_set_ = -1;
   std::vector<int64_t> sets_called_;
+  int64_t poisoned_ = 0;
+  int64_t calls_since_poison_ = 0;
   int64_t calls_run_ = 0;
   int64_t restores_run_ = 0;
   int64_t calls_on_stale_state_ = 0;

@@ -99,9 +99,17 @@ record::Latency GraphMethod::measure(CallTarget& target, TimingBackend& backend,
   if (work.restores) work.restores->launch();
   backend.synchronize();
   const SampleRun sizing = run_sample(backend, work, 1, settings);
-  return take_samples(name(), replays_per_sample(settings, sizing.duration_s),
-                      [&](int64_t replays) { return run_sample(backend, work, replays, settings); },
-                      backend, settings);
+  record::Latency latency =
+      take_samples(name(), replays_per_sample(settings, sizing.duration_s),
+                   [&](int64_t replays) { return run_sample(backend, work, replays, settings); },
+                   backend, settings);
+  // The outputs the evaluator then checks as the last timed call's must come from a replay, not
+  // from the eager calls before capture: a call that skips its work while being captured leaves
+  // them poisoned.
+  target.poison_outputs();
+  work.calls->launch();
+  backend.synchronize();
+  return latency;
 }
 
 }  // namespace d2k::timing

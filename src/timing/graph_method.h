@@ -11,7 +11,8 @@ namespace d2k::timing {
 // interval around R back-to-back replays lasting at least `min_sample_seconds`; one sample's
 // per-call latency is its time divided by R * N. Stateful tasks capture (restore, call) pairs
 // and, separately, N restores alone; each sample subtracts R restores-only replays from R pairs
-// replays. Needs a backend with graphs.
+// replays. After the samples, the outputs are poisoned and the graph replayed once more, so the
+// last timed call's outputs are a replay's. Needs a backend with graphs.
 class GraphMethod : public MeasurementMethod {
  public:
   std::string name() const override;

@@ -41,9 +41,22 @@ TEST(GraphMethodTest, EachSampleReplaysTheGraphUntilItLastsTheMinimum) {
     // ceil(100 * 1.05 / 8) = 14 replays of 8 calls.
     EXPECT_EQ(sample.calls, 14 * 8);
   }
-  // Warm-up call, one eager call to estimate, the untimed and the sizing replays, the samples.
-  EXPECT_EQ(backend.graphs_launched(), 1 + 1 + 5 * 14);
-  EXPECT_EQ(target.calls_run(), 1 + 1 + (2 + 5 * 14) * 8);
+  // Warm-up call, one eager call to estimate, the untimed and the sizing replays, the samples,
+  // and the replay after the outputs were poisoned.
+  EXPECT_EQ(backend.graphs_launched(), 1 + 1 + 5 * 14 + 1);
+  EXPECT_EQ(target.calls_run(), 1 + 1 + (2 + 5 * 14 + 1) * 8);
+}
+
+TEST(GraphMethodTest, TheLastOutputsComeFromAReplayAfterPoisoning) {
+  FakeBackend backend;
+  FakeTarget target(backend, constant(kCall));
+  target.set_input_sets(2);
+  GraphMethod().measure(target, backend, settings_with());
+  EXPECT_EQ(target.poisoned(), 1);
+  // One replay of the graph (whole rounds, ending on set 0) ran after the poisoning.
+  EXPECT_GT(target.calls_since_poison(), 0);
+  EXPECT_EQ(target.calls_since_poison() % 2, 0);
+  EXPECT_EQ(target.sets_called().back(), 0);
 }
 
 TEST(GraphMethodTest, PerCallLatencyIsSampleTimeOverCalls) {

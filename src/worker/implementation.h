@@ -34,6 +34,9 @@ class Implementation {
   virtual std::vector<python::TensorInfo> outputs(size_t expected) const = 0;
   // Lets go of the last call's outputs where the implementation allocated them.
   virtual void release_outputs() = 0;
+  // Fills the last call's outputs (`expected` of them) with 0xFF bytes (NaN for floating-point
+  // dtypes), queued on `stream`, so that only a later call's writes survive.
+  virtual void poison_outputs(size_t expected, CUstream stream) = 0;
   // An argument list is about to be released: forget anything built from it.
   virtual void forget(int /*handle*/) {}
   // Device memory one call holds beyond its inputs and outputs, for the runtime audit:

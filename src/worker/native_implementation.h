@@ -34,6 +34,7 @@ class NativeImplementation : public Implementation {
   void call(int handle) override;
   std::vector<python::TensorInfo> outputs(size_t expected) const override;
   void release_outputs() override {}  // the outputs live as long as the workload
+  void poison_outputs(size_t, CUstream) override { reset_outputs(); }
   void forget(int handle) override { frames_.erase(handle); }
   // The workspace the harness allocated for it, plus what the call itself allocated through the
   // driver or runtime (the tracer's allocation records, net of frees, at their highest).

@@ -22,6 +22,7 @@ class PythonImplementation : public Implementation {
     return session_.last_outputs(expected);
   }
   void release_outputs() override { session_.clear_last_result(); }
+  void poison_outputs(size_t expected, CUstream stream) override;
   // PyTorch's caching allocator: its peak during the call, less what it held before the call and
   // the outputs. The driver's allocation records are not used: the allocator's own cudaMalloc
   // calls appear there, and its cached blocks do not.

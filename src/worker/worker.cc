@@ -102,6 +102,8 @@ int64_t derived_seed(uint64_t seed, uint64_t salt) {
 }
 
 constexpr uint64_t kAuditSalt = 0xA0D17;
+// Calls in the traced batch on the timed input sets (fewer when there are fewer sets).
+constexpr size_t kTracedTimedCalls = 8;
 constexpr uint64_t kDrawSalt = 0;          // draws use salts 0, 1, 2, ... (see draw_samples)
 constexpr uint64_t kInputSetSalt = 1 << 30;
 
@@ -109,17 +111,21 @@ constexpr uint64_t kInputSetSalt = 1 << 30;
 class RotatingCallTarget : public timing::CallTarget {
  public:
   RotatingCallTarget(Implementation& implementation, const std::vector<int>& handles,
-                     std::function<void(int64_t)> restore)
-      : implementation_(implementation), handles_(handles), restore_(std::move(restore)) {}
+                     std::function<void(int64_t)> restore, size_t outputs, CUstream stream)
+      : implementation_(implementation), handles_(handles), restore_(std::move(restore)),
+        outputs_(outputs), stream_(stream) {}
   int64_t input_sets() const override { return static_cast<int64_t>(handles_.size()); }
   void call(int64_t set) override { implementation_.call(handles_[static_cast<size_t>(set)]); }
   bool has_state() const override { return static_cast<bool>(restore_); }
   void restore_state(int64_t set) override { restore_(set); }
+  void poison_outputs() override { implementation_.poison_outputs(outputs_, stream_); }
 
  private:
   Implementation& implementation_;
   const std::vector<int>& handles_;
   std::function<void(int64_t)> restore_;
+  size_t outputs_;
+  CUstream stream_;
 };
 
 class Worker {
@@ -414,10 +420,12 @@ class Worker {
     if (workspace) channel_.send(protocol::encode(protocol::Workspace{*workspace}));
   }
 
-  // One traced call (docs/protocol.md, "Runtime audit"): what it launched, copied and
-  // synchronized, and the memory it held. CUPTI stays attached once loaded, so the timed calls
-  // after the first traced call run with it loaded but not recording.
-  record::KernelAudit traced_call(int handle) {
+  // Traced calls (docs/protocol.md, "Runtime audit"), one on each of `handles`, back to back as
+  // the timing loop makes them: what they launched, copied and synchronized, and the memory they
+  // held. CUPTI stays attached once loaded, so the timed calls after the first traced call run
+  // with it loaded but not recording.
+  record::KernelAudit traced_calls(const std::vector<int>& handles,
+                                   const std::function<void(size_t)>& before_call = nullptr) {
     auto span = phases_.span("audit");
     record::KernelAudit audited;
     audit::TracerOpening opening = audit::open_cupti_tracer(device_.harness_stream(), 0);
@@ -431,11 +439,17 @@ class Worker {
       implementation_->watch_memory();
       opening.tracer->start();
       guarded([&] {
-        implementation_->call(handle);
+        for (size_t i = 0; i < handles.size(); ++i) {
+          if (before_call) before_call(i);
+          implementation_->call(handles[i]);
+        }
+        // What the calls synchronized themselves counts; the harness's own wait below does not.
+        opening.tracer->call_returned();
         device_.synchronize();
       });
       audit::ActivityTrace trace = opening.tracer->stop();
       audited = std::move(trace.audit);
+      audited.calls = static_cast<uint32_t>(handles.size());
       audited.peak_aux_bytes =
           implementation_->aux_memory_bytes(trace.peak_allocated_bytes, setup_.outputs.size());
     } catch (const audit::TracerError& error) {
@@ -451,7 +465,7 @@ class Worker {
     if (!setup_.audit_calls || !device_.cuda()) return true;
     progress("audit");
     const int handle = make_arguments(derived_seed(timed.seed, kAuditSalt));
-    protocol::Audit audit{"fresh", traced_call(handle)};
+    protocol::Audit audit{"fresh", traced_calls({handle})};
     implementation_->release_outputs();
     release(handle);
     channel_.send(protocol::encode(audit));
@@ -576,7 +590,8 @@ class Worker {
       overwrite_mutable(sets[static_cast<size_t>(set)], pristine[static_cast<size_t>(set)]);
     };
     RotatingCallTarget target(*implementation_, sets,
-                              stateful ? std::function<void(int64_t)>(restore) : nullptr);
+                              stateful ? std::function<void(int64_t)>(restore) : nullptr,
+                              setup_.outputs.size(), device_.harness_stream());
     const auto method = timing::MethodRegistry::instance().create(setup_.timing_method);
     const auto& settings = setup_.timing;
     const double budget = settings.min_sample_seconds * (settings.samples + 4) *
@@ -613,10 +628,17 @@ class Worker {
     }
     report(timing_handle, trial, "last_timed_call", result.sets_before.front());
     if (setup_.audit_calls && device_.cuda()) {
-      // A set the timed calls came back to again and again: a cache of answers would hit here.
-      const int set = sets.size() > 1 ? 1 : 0;
-      if (stateful) restore(set);
-      channel_.send(protocol::encode(protocol::Audit{"timed_set", traced_call(sets[static_cast<size_t>(set)])}));
+      // Back-to-back calls on sets the timed calls came back to again and again, made as the
+      // timing loop makes them: a cache of answers would hit here, and the calls cannot be told
+      // from timed ones by their spacing.
+      std::vector<int> traced;
+      for (size_t i = 0; i < std::min(sets.size(), kTracedTimedCalls); ++i) {
+        traced.push_back(sets[(i + 1) % sets.size()]);
+      }
+      const auto restore_before = [&](size_t i) {
+        if (stateful) restore(static_cast<int64_t>((i + 1) % sets.size()));
+      };
+      channel_.send(protocol::encode(protocol::Audit{"timed_set", traced_calls(traced, restore_before)}));
     }
     for (const int handle : sets) result.sets_after.push_back(digest_arguments(handle));
     channel_.send(protocol::encode(result));
