@@ -241,7 +241,7 @@ record::EvaluationResult Evaluator::run() {
     result.findings = validity::check_candidate(implementation_, language_, library_, task_.rules);
   }
   // A stored latency stands in only when it was measured the same way.
-  const bool cacheable = options_.use_cache && !options_.quick &&
+  const bool cacheable = options_.use_cache && !options_.quick && options_.profile_calls == 0 &&
                          options_.kind != task::ImplKind::solution && !options_.timing_method &&
                          !options_.cache_policy && !options_.stopping && !options_.base_seed;
   const auto& workloads = options_.quick ? task_.quick_workloads : task_.workloads;
@@ -389,6 +389,7 @@ protocol::Setup Evaluator::worker_setup(protocol::WorkerRole role,
   setup.scratch = scratch;
   // The reference defines the operator and is not audited; a CPU task has no device to trace.
   setup.audit_calls = !reference && options_.kind != task::ImplKind::reference &&
+                      options_.profile_calls == 0 &&
                       spec.device == task::Device::cuda;
   return setup;
 }
@@ -408,6 +409,11 @@ void Evaluator::start_workers(Workers& workers) {
         "candidate", worker_setup(protocol::WorkerRole::candidate, scratch),
         [this, scratch, &workers]() -> std::unique_ptr<WorkerProcess> {
           const auto log = workers.scratch.path() / "candidate.log";
+          if (!options_.candidate_launcher.empty()) {
+            sandbox_summary_ = "sandbox disabled (profiling)";
+            return WorkerProcess::start(options_.worker_binary, log, nullptr, {},
+                                        options_.candidate_launcher);
+          }
           if (!options_.sandbox) {
             sandbox_summary_ = "sandbox disabled (--no-sandbox)";
             return WorkerProcess::start(options_.worker_binary, log);
@@ -434,11 +440,13 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   const std::string prefix = fmt::format("[{}/{}] {}", index + 1, workloads.size(), workload.label);
   const TrialPlan plan =
       make_trial_plan(base_seed_, static_cast<int>(index), spec.correctness_trials);
-  const bool timed = !options_.quick;
+  const bool timed = !options_.quick && options_.profile_calls == 0;
 
   // Quick: the trials before timing. Full: those, the last timed call, and the after-timing trial.
   const int expected_trials = spec.correctness_trials + (timed ? 2 : 0);
-  WorkloadJudge judge(task_, workload.label, expected_trials, timed);
+  // A profile leaves out the distribution check's draws: thousands of calls under the tool.
+  const bool profiled = options_.profile_calls > 0;
+  WorkloadJudge judge(task_, workload.label, expected_trials, timed, !profiled);
   const Limits limits{spec.call_timeout_seconds,
                       started + std::chrono::milliseconds(
                                     static_cast<long long>(spec.workload_timeout_seconds * 1000))};
@@ -457,8 +465,10 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   message.config = task_.fixed_params;
   for (const auto& [key, value] : workload.params.items()) message.config[key] = value;
   message.time_calls = timed;
+  message.profile_calls = options_.profile_calls;
   message.peak_aux_bytes = workload.peak_aux_bytes;
   configure_distribution_check(task_, workload, message);
+  if (profiled) message.distribution_draws = 0;
 
   // A worker that did not end with Done or a Failure message: the workload's verdict says how.
   const auto judge_ending = [&](WorkerSession& session, bool reference, Ending ending,

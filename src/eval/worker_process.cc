@@ -28,7 +28,8 @@ std::filesystem::path current_executable() { return std::filesystem::read_symlin
 std::unique_ptr<WorkerProcess> WorkerProcess::start(
     const std::filesystem::path& binary, const std::filesystem::path& log_file,
     const sandbox::Policy* policy,
-    const std::vector<std::pair<std::string, std::string>>& environment) {
+    const std::vector<std::pair<std::string, std::string>>& environment,
+    const std::vector<std::string>& launcher) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     throw std::runtime_error(std::string("socketpair failed: ") + std::strerror(errno));
@@ -40,6 +41,11 @@ std::unique_ptr<WorkerProcess> WorkerProcess::start(
     throw std::runtime_error("cannot create " + log_file.string());
   }
   const std::string fd_text = std::to_string(fds[1]);
+  std::vector<std::string> command = launcher;
+  command.insert(command.end(), {binary.string(), "worker", "--channel-fd", fd_text});
+  std::vector<char*> argv;
+  for (auto& word : command) argv.push_back(word.data());
+  argv.push_back(nullptr);
   // Child: new session (so the whole group can be killed), output to the log, keep only the
   // worker's end of the channel open across exec.
   const auto setup = [&] {
@@ -52,7 +58,7 @@ std::unique_ptr<WorkerProcess> WorkerProcess::start(
     for (const auto& [name, value] : environment) setenv(name.c_str(), value.c_str(), 1);
   };
   const auto exec = [&] {
-    execl(binary.c_str(), binary.c_str(), "worker", "--channel-fd", fd_text.c_str(), nullptr);
+    execvp(argv[0], argv.data());
   };
   sandbox::Spawned spawned;
   try {

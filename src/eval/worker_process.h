@@ -28,11 +28,13 @@ struct ExitStatus {
 class WorkerProcess {
  public:
   // With a `policy`, the worker runs inside the sandbox (sandbox/sandbox.h) with `environment`
-  // added to its variables; without one, as a plain child.
+  // added to its variables; without one, as a plain child. A `launcher` (a profiler's command
+  // line) runs the worker's command as its own arguments; the channel stays open across it.
   static std::unique_ptr<WorkerProcess> start(
       const std::filesystem::path& binary, const std::filesystem::path& log_file,
       const sandbox::Policy* policy = nullptr,
-      const std::vector<std::pair<std::string, std::string>>& environment = {});
+      const std::vector<std::pair<std::string, std::string>>& environment = {},
+      const std::vector<std::string>& launcher = {});
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;  // owns a child process
   WorkerProcess& operator=(const WorkerProcess&) = delete;

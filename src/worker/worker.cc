@@ -26,6 +26,7 @@
 #include "worker/implementation.h"
 #include "worker/native_implementation.h"
 #include "worker/phase_clock.h"
+#include "worker/profiled_calls.h"
 #include "worker/python_implementation.h"
 #include "worker/tensor_dump.h"
 
@@ -389,6 +390,13 @@ class Worker {
     const PlannedTrial& timed = trials[before_timing - 1];
     draw_samples(timed);
     if (!workload_.time_calls) {
+      if (workload_.profile_calls > 0) {
+        progress("profile", timed.index);
+        guarded([&] {
+          make_profiled_calls(*implementation_, timing_handle, workload_.label,
+                              workload_.profile_calls, device_);
+        });
+      }
       implementation_->release_outputs();
       release(timing_handle);
       return;
