@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "runtime/buffer.h"
+#include "util/temp_dir.h"
 
 namespace d2k::doctor {
 namespace {
@@ -157,9 +158,8 @@ def triton_write(x, y, partial):
 )py";
 
 std::filesystem::path write_scripts() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "d2k-doctor-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create " + pattern);
-  const std::filesystem::path dir = pattern;
+  const std::filesystem::path dir =
+      util::make_unique_dir(std::filesystem::temp_directory_path(), "d2k-doctor-");
   std::ofstream(dir / "ceiling_inputs.py") << kInputsSource;
   std::ofstream(dir / "ceiling_probes.py") << kProbesSource;
   return dir;

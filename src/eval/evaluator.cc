@@ -23,6 +23,7 @@
 #include "util/hash.h"
 #include "util/text.h"
 #include "validity/candidate_check.h"
+#include "util/temp_dir.h"
 
 namespace d2k::eval {
 namespace {
@@ -45,27 +46,6 @@ std::string cpu_model() {
   }
   return "cpu";
 }
-
-// A scratch folder that disappears with the evaluation, tensors and logs included.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::filesystem::path& root) {
-    std::filesystem::create_directories(root);
-    std::string pattern = (root / "d2k-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create scratch in " + root.string());
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;  // owns the folder
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::filesystem::path default_scratch_root() {
   const char* configured = std::getenv("D2K_SCRATCH");
@@ -159,11 +139,11 @@ std::string describe_device(task::Device device) {
 // The evaluation's two workers and the scratch folder they write to. The candidate sees only its
 // own subfolder, so it never meets a reference output, of this workload or the next.
 struct Evaluator::Workers {
-  ScratchDir scratch;
+  util::TempDir scratch;  // disappears with the evaluation, tensors and logs included
   std::unique_ptr<WorkerSession> reference;
   std::unique_ptr<WorkerSession> candidate;
 
-  explicit Workers(const std::filesystem::path& root) : scratch(root) {
+  explicit Workers(const std::filesystem::path& root) : scratch("d2k-", root) {
     for (const char* folder : {"reference", "candidate", "candidate/tmp", "candidate/triton"}) {
       std::filesystem::create_directories(scratch.path() / folder);
     }

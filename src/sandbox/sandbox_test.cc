@@ -3,6 +3,7 @@
 // unavailable, the test checks that report instead (and says so in its output).
 
 #include "sandbox/sandbox.h"
+#include "util/temp_dir.h"
 
 #include <arpa/inet.h>
 #include <grp.h>
@@ -19,25 +20,6 @@ namespace d2k::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempFolder {
- public:
-  TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "d2k-sandbox-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
@@ -61,8 +43,8 @@ bool applied(bool protection, const Report& report) {
 
 class SandboxTest : public ::testing::Test {
  protected:
-  TempFolder outside;    // files the program must not see or change
-  TempFolder workspace;  // its own folder
+  util::TempDir outside;    // files the program must not see or change
+  util::TempDir workspace;  // its own folder
 };
 
 TEST_F(SandboxTest, HiddenFilesAndFoldersReadAsEmpty) {

@@ -2,6 +2,7 @@
 // the reason code and line it must get, and legitimate code that must pass.
 
 #include "validity/python_analyzer.h"
+#include "util/temp_dir.h"
 
 #include <fstream>
 
@@ -16,13 +17,6 @@ using ::testing::IsEmpty;
 
 class PythonAnalyzerTest : public ::testing::Test {
  protected:
-  PythonAnalyzerTest() {
-    std::string pattern = (fs::temp_directory_path() / "d2k-analyzer-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-  }
-  ~PythonAnalyzerTest() override { fs::remove_all(dir_); }
-
   void write(const std::string& name, const std::string& text) {
     fs::create_directories((dir_ / name).parent_path());
     std::ofstream(dir_ / name) << text;
@@ -43,7 +37,8 @@ class PythonAnalyzerTest : public ::testing::Test {
   }
 
   task::ImplementationRules rules = task::default_implementation_rules();
-  fs::path dir_;
+  util::TempDir temp_{"d2k-analyzer-test-"};
+  fs::path dir_ = temp_.path();
 };
 
 constexpr const char* kHonest = R"(import torch
