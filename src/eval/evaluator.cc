@@ -554,6 +554,9 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
         detail);
     phases["start"] += workers.candidate->start_seconds();
     judge_ending(*workers.candidate, false, ending, detail);
+    // A candidate that failed a workload may have left work behind in its process (a thread that
+    // launches later, a cache, corrupted memory): the next workload gets a fresh worker.
+    if (judge.failed()) workers.candidate->end_worker();
   }
 
   const double wall_s = seconds_since(started);
