@@ -19,6 +19,8 @@
 #include "eval/worker_session.h"
 #include "eval/workload_judge.h"
 #include "runtime/cuda_driver.h"
+#include "sandbox/system_view.h"
+#include "task/input_parameters.h"
 #include "timing/method_registry.h"
 #include "util/hash.h"
 #include "util/text.h"
@@ -458,6 +460,7 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   for (const auto& [key, value] : workload.params.items()) message.config[key] = value;
   message.time_calls = timed;
   message.peak_aux_bytes = workload.peak_aux_bytes;
+  message.unread_allowed = task::parameters_not_for_inputs(task_);
   configure_distribution_check(task_, workload, message);
 
   // A worker that did not end with Done or a Failure message: the workload's verdict says how.
@@ -504,8 +507,13 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
         } else if (event == protocol::Targets::kEvent) {
           judged([&] { judge.add_reference_targets(protocol::decode<protocol::Targets>(received)); });
         } else if (event == protocol::Failure::kEvent) {
-          judge.fail(record::Verdict::harness_error, "reference_failed",
-                     protocol::decode<protocol::Failure>(received).message);
+          // The task's own failure keeps its verdict and reason; any other is d2k's.
+          const auto failure = protocol::decode<protocol::Failure>(received);
+          if (record::parse_verdict(failure.verdict) == record::Verdict::task_error) {
+            judge.fail(record::Verdict::task_error, failure.reason_code, failure.message);
+          } else {
+            judge.fail(record::Verdict::harness_error, "reference_failed", failure.message);
+          }
         } else if (event == protocol::Done::kEvent) {
           const auto done = protocol::decode<protocol::Done>(received);
           add_phases(phases, done);
@@ -554,7 +562,12 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
             if (phase == "audit") note(prefix + ": audit call");
           } else if (event == protocol::Failure::kEvent) {
             const auto failure = protocol::decode<protocol::Failure>(received);
-            judge.fail(record::parse_verdict(failure.verdict), failure.reason_code, failure.message);
+            if (record::parse_verdict(failure.verdict) == record::Verdict::task_error) {
+              // The reference made the same inputs: the candidate changed what they depend on.
+              judge.fail(record::Verdict::runtime_error, "candidate_inputs", failure.message);
+            } else {
+              judge.fail(record::parse_verdict(failure.verdict), failure.reason_code, failure.message);
+            }
           } else if (event == protocol::Done::kEvent) {
             const auto done = protocol::decode<protocol::Done>(received);
             add_phases(phases, done);
