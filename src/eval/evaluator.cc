@@ -347,6 +347,10 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
     policy.hidden.push_back(hidden);
   }
   if (!options_.store_path.empty()) policy.hide_database(options_.store_path);
+  policy.hide_repositories(task_dir);
+  policy.hide_repositories(std::filesystem::absolute(implementation_).parent_path());
+  policy.minimal_root = sandbox::minimal_root_from(sandbox::host_facts());
+  policy.minimal_root->tmp = scratch / "tmp";
   // Other evaluations' scratch folders share the root, and the reference's outputs sit beside
   // the candidate's folder; only the candidate's own folder stays visible.
   const auto root = std::filesystem::absolute(options_.scratch_root);
@@ -365,6 +369,9 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
       std::ceil(task_.evaluation.workload_timeout_seconds * cores * workloads.size()));
   policy.limits.file_bytes = rlim_t{16} << 30;  // far above any task's largest tensor file
   policy.limits.processes = 4096;               // threads count: BLAS and CUDA start many
+  // Half the machine: the reference worker and d2k itself keep room beside the candidate.
+  policy.limits.memory_bytes =
+      static_cast<rlim_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) / 2;
   return policy;
 }
 
@@ -419,6 +426,7 @@ void Evaluator::start_workers(Workers& workers) {
           const sandbox::Policy policy = candidate_policy(scratch);
           auto process = WorkerProcess::start(options_.worker_binary, log, &policy,
                                               {{"TMPDIR", (scratch / "tmp").string()},
+                                               {"HOME", scratch.string()},
                                                {"TRITON_CACHE_DIR", (scratch / "triton").string()},
                                                {"TRITON_HOME", (scratch / "triton").string()}});
           if (sandbox_summary_.empty()) sandbox_summary_ = process->sandbox_report().summary();

@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,13 +54,27 @@ struct Policy {
   }
 
   // Hides the history of every repository `path` lies in: a `.git` holds every file the
-  // repository ever had, answer keys included.
+  // repository ever had, answer keys included. A worktree's `.git` is a file naming the
+  // repository's own folder, which is hidden too. And the host's password hashes.
   void hide_repositories(const std::filesystem::path& path) {
+    namespace fs = std::filesystem;
     std::error_code error;
-    for (auto folder = std::filesystem::absolute(path); ; folder = folder.parent_path()) {
-      if (std::filesystem::exists(folder / ".git", error)) hidden.push_back(folder / ".git");
+    for (auto folder = fs::absolute(path); ; folder = folder.parent_path()) {
+      const fs::path git = folder / ".git";
+      if (fs::is_regular_file(git, error)) {
+        std::ifstream in(git);
+        std::string line;
+        std::getline(in, line);
+        if (line.rfind("gitdir: ", 0) == 0) {
+          const std::string named = line.substr(8);
+          const size_t worktrees = named.find("/worktrees/");
+          hidden.emplace_back(worktrees == std::string::npos ? named : named.substr(0, worktrees));
+        }
+      }
+      if (fs::exists(git, error)) hidden.push_back(git);
       if (folder == folder.root_path()) break;
     }
+    for (const char* secret : {"/etc/shadow", "/etc/gshadow"}) hidden.emplace_back(secret);
   }
 };
 
