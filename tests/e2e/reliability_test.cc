@@ -6,11 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -233,6 +235,30 @@ TEST(Reliability, TheTableSaysWhatWasWrongInsteadOfAZeroError) {
     EXPECT_EQ(result.out.find("0.00e+00"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find(shown), std::string::npos) << result.out;
   }
+}
+
+// Defect 3 and a smaller one of 9 (already fixed in the MCP server; kept from regressing): a
+// line nested 200,000 deep ended `d2k mcp` with SIGSEGV, and a JSON-RPC object with neither
+// `method` nor `id` got no reply. Now both get the protocol's error and the server carries on.
+TEST(Reliability, TheMcpServerAnswersHostileLinesAndCarriesOn) {
+  D2kRun run;
+  const auto prepared = run.d2k({"--tasks", (kFixtures / "tasks").string(), "agent", "prepare", "cpu_scale_add",
+                                 "--config", "none", "--workspace", (run.dir() / "ws").string()});
+  ASSERT_EQ(prepared.status, 0) << prepared.err;
+  const fs::path input = run.dir() / "hostile.jsonl";
+  write(input, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":" + std::string(200000, '[') +
+                   std::string(200000, ']') + "}\n{\"jsonrpc\":\"2.0\"}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n");
+  const RunResult served = run_process(
+      "/bin/sh", {"-c", "exec '" + kBinary.string() + "' --store '" + run.store().string() +
+                            "' mcp --workspace '" + (run.dir() / "ws").string() + "' < '" + input.string() + "'"},
+      run.dir());
+  ASSERT_TRUE(served.exited) << "the server died: " << served.err;
+  std::vector<json> replies;
+  std::istringstream lines(served.out);
+  for (std::string line; std::getline(lines, line);) replies.push_back(json::parse(line));
+  const auto has = [&](auto&& predicate) { return std::any_of(replies.begin(), replies.end(), predicate); };
+  EXPECT_TRUE(has([](const json& r) { return r.contains("error") && r["error"]["code"] == -32600; })) << served.out;
+  EXPECT_TRUE(has([](const json& r) { return r.contains("id") && r["id"] == 7; })) << served.out;
 }
 
 }  // namespace
