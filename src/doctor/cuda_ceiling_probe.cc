@@ -212,7 +212,8 @@ record::Ceiling CudaCeilingProbe::best(const std::vector<Way>& ways, double unit
 record::Ceiling CudaCeilingProbe::best_of_scripts(const nlohmann::json& inputs,
                                                   const std::vector<ScriptWay>& scripts,
                                                   double units_per_call, std::vector<Way> ways) {
-  const int handle = session_.make_arguments(inputs);
+  std::vector<std::string> unread;  // the probe's own inputs: every key is read or ignored
+  const int handle = session_.make_arguments(inputs, {}, unread);
   for (const ScriptWay& way : scripts) ways.push_back(script(way.source, way.function, handle));
   const record::Ceiling ceiling = best(ways, units_per_call);
   session_.release_arguments(handle);

@@ -91,6 +91,23 @@ TEST_F(PythonAnalyzerTest, DynamicCodeIsForbiddenUnlessAllowed) {
   EXPECT_THAT(analyze("def run(x):\n    return eval('x + 1')\n"), IsEmpty());
 }
 
+// Every way to start a process, through every import form: each is a finding, on its line.
+TEST_F(PythonAnalyzerTest, ProcessCreationIsForbiddenThroughAnyAlias) {
+  for (const std::string source :
+       {"import pty\n", "import pty as p\n", "from pty import spawn\n", "from pty import fork as f\n",
+        "import subprocess as s\n", "from subprocess import Popen\n", "import multiprocessing.pool\n",
+        "from multiprocessing import Process as P\n", "import posix\n", "import _posixsubprocess\n"}) {
+    EXPECT_EQ(reasons(source), std::vector<std::string>{"forbidden_module@1"}) << source;
+  }
+  for (const std::string source :
+       {"import os\nos.fork()\n", "import os\nos.forkpty()\n", "import os as o\no.system('x')\n",
+        "from os import popen\npopen('x')\n", "from os import execv as e\ne('/bin/sh', [])\n",
+        "import os\nos.posix_spawn('/bin/sh', [], {})\n", "import os\nos.posix_spawnp('sh', [], {})\n",
+        "import os\nf = getattr(os, 'fo' + 'rk')\n", "from os import spawnlp as s\ns(0, 'sh')\n"}) {
+    EXPECT_EQ(reasons(source), std::vector<std::string>{"forbidden_call@2"}) << source;
+  }
+}
+
 TEST_F(PythonAnalyzerTest, ALocalNameThatShadowsABuiltinIsNotTheBuiltin) {
   EXPECT_THAT(analyze("def run(x, compile=False):\n    return x if compile else x\n"), IsEmpty());
 }

@@ -116,6 +116,7 @@ class BackgroundProcess {
   }
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = 0;
