@@ -22,9 +22,11 @@ import triton.language as tl
 
 _LOG2_E = 1.4426950408889634
 _BLOCK_N = 64
-# Latent columns per step of the up-projection (the K dimension of the two products).
-_BLOCK_C = 128
+# Latent columns per step of the up-projection (the K dimension of the two products); the
+# step's latent slice and weight blocks are what the software pipeline keeps in flight.
+_BLOCK_C = 64
 _NUM_WARPS = 8
+_NUM_STAGES = 2
 
 
 @triton.jit
@@ -67,7 +69,7 @@ def _expand_attend_kernel(
         # This head's keys and values of the block: k_nope = c w_uk[h]^T, v = c w_uv[h]^T.
         k_nope = tl.zeros([BLOCK_N, NOPE], dtype=tl.float32)
         v = tl.zeros([BLOCK_N, V_DIM], dtype=tl.float32)
-        for c0 in tl.static_range(0, LORA, BLOCK_C):
+        for c0 in range(0, LORA, BLOCK_C):
             cols = c0 + tl.arange(0, BLOCK_C)
             c = tl.load(row[:, None] + cols[None, :], mask=valid[:, None], other=0.0)
             w_k = tl.load(w_uk_ptr + head * stride_wkh + nope_dims[None, :] * stride_wkd
@@ -119,6 +121,6 @@ def run(q_nope, q_rope, kv_cache, block_table, seq_lens, w_uk, w_uv, sm_scale):
         out_2d.stride(0), out_2d.stride(1),
         NOPE=nope_dim, ROPE=rope_dim, LORA=latent_dim - rope_dim, V_DIM=v_dim,
         PAGE_SIZE=page_size, SQ_PAD=max(16, triton.next_power_of_2(s_q)), BLOCK_N=_BLOCK_N,
-        BLOCK_C=_BLOCK_C, num_warps=_NUM_WARPS,
+        BLOCK_C=_BLOCK_C, num_warps=_NUM_WARPS, num_stages=_NUM_STAGES,
     )
     return out

@@ -39,13 +39,14 @@ _LOG2_E = 1.4426950408889634
 # Query rows per attention program: the 64-row tensor-core tile of one or two warpgroups.
 _BLOCK_H = 64
 # Tokens per step of the attention loop, its pipeline depth and warps (two warpgroups, each
-# holding half of the 64 x 512 fp32 accumulator).
-_BLOCK_N = 32
+# holding half of the 64 x 512 fp32 accumulator). Query tile (72 KiB) plus two stages of 64
+# latent rows (72 KiB each) fill the shared memory of one SM.
+_BLOCK_N = 64
 _NUM_STAGES = 2
 _NUM_WARPS = 8
 # Split planning: enough programs for this many waves of one program per SM, each split at
 # most _MAX_CHUNK tokens (finer slices balance ragged lengths), at most _MAX_SPLITS per row.
-_WAVES = 2
+_WAVES = 1
 _MAX_CHUNK = 4096
 _MIN_CHUNK = 256
 _MAX_SPLITS = 32
