@@ -25,6 +25,11 @@ Builds d2k in build-gpu/ and runs the named steps in order. Steps:
   quick          `d2k eval --quick` of every task's baseline and expert
   suite[=LIST]   `d2k eval` of every task with an expert/, for reference, baseline and expert;
                  LIST is TASK[/IMPL[+IMPL...]][,TASK...], e.g. muon_orthogonalization/expert,fused_moe
+  timing-data    docs/timing.md's data into $OUT: the expert's cold and hot latency on an
+                 L2-sized and an HBM-sized workload (cache-policy.json), the fidelity of the
+                 suite step's expert and reference records against do_bench and a bare graph
+                 loop (fidelity.json), and the evaluator's time per workload (overhead.json);
+                 run it after `suite` in the same call, then commit them as results/<device>-*.json
 A step written STEP@N runs on GPU N only (CUDA_VISIBLE_DEVICES=N), in the background: the steps of
 one GPU run in order, different GPUs at once, after the steps without @. Evaluations on different
 GPUs do not disturb each other's timing; the store takes their writes in turn.

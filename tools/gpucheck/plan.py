@@ -4,7 +4,7 @@ import dataclasses
 
 STEPS = (
     "sandbox", "tests", "overhead", "floor", "doctor", "cuda", "cuda-cache", "agent", "report",
-    "failures", "exploits", "muon-exploits", "repeat", "sanitize", "quick", "suite",
+    "failures", "exploits", "muon-exploits", "repeat", "sanitize", "quick", "suite", "timing-data",
 )
 ALIASES = {
     "check": ("tests", "quick", "overhead"),

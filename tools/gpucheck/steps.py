@@ -20,6 +20,10 @@ SANITIZE = ("topk_topp_sampling", "expert",
             ("llama31_b64_v128256_p09", "deepseek_v3_b128_v129280_per_row"),
             ("memcheck", "racecheck"))
 SANITIZE_TIMEOUT_S = 600
+# The hot-against-cold pairs of docs/timing.md: one workload whose inputs fit in the L2 and one
+# that streams far more than it.
+CACHE_PAIRS = (("topk_topp_sampling", "llama31_b64_v128256_p09"),
+               ("paged_gqa_decode", "llama3_70b_b1_ctx131072_page64"))
 
 
 class GpuCheck:
@@ -261,6 +265,33 @@ class GpuCheck:
                 self.heading(f"d2k eval {task} --impl {impl}")
                 if self.record(f"{task}_{impl}", task, "--impl", impl, "--no-cache")[1] != 0:
                     self.fail()
+
+    def step_timing_data(self, _):
+        self.heading("docs/timing.md's data: cache policy pairs, fidelity, evaluator time")
+        pairs = []
+        for task, workload in CACHE_PAIRS:
+            for cache in ("cold", "hot"):
+                name = f"{task}_expert_{cache}_{workload}"
+                if self.record(name, task, "--impl", "expert", "--workload", workload,
+                               "--cache", cache, "--no-cache")[1] != 0:
+                    self.fail()
+                pairs.append(str(self.records / f"{name}.json"))
+        if self.host.run([self.python, "bench/timing_tables.py", "pair", *pairs],
+                         output=self.out / "cache-policy.json", cwd=self.root) != 0:
+            self.fail("pairing the cache-policy records failed")
+        suite = [str(p) for impl in ("expert", "reference")
+                 for p in sorted(self.records.glob(f"*_{impl}.json"))]
+        if not suite:
+            self.fail("no expert or reference records: run the suite step first, in this call")
+            return
+        if self.host.run([self.python, "bench/fidelity.py", "--d2k", self.d2k, "--out",
+                          str(self.out / "fidelity.json"), *suite], cwd=self.root) != 0:
+            self.fail("bench/fidelity.py failed")
+        if self.host.run([self.python, "bench/evaluator_overhead.py", "--json",
+                          *[str(p) for p in sorted(self.records.glob("*.json"))
+                            if p.stem.endswith(("_expert", "_reference", "_baseline"))]],
+                         output=self.out / "overhead.json", cwd=self.root) != 0:
+            self.fail("bench/evaluator_overhead.py failed")
 
     def run_step(self, step):
         getattr(self, "step_" + step.name.replace("-", "_"))(step.argument)

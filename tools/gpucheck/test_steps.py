@@ -141,6 +141,29 @@ class GpuCheckTest(unittest.TestCase):
         changed = (self.logs / "changed" / "solution.cu").read_text()
         self.assertTrue(changed.startswith("// the baseline\n// changed by the GPU check"))
 
+    def test_timing_data_pairs_cold_with_hot_and_times_the_suites_records_independently(self):
+        (self.logs / "records").mkdir()
+        for name in ("t_expert", "t_reference", "t_baseline", "t_expert_quick"):
+            (self.logs / "records" / f"{name}.json").write_text("{}")
+        host = FakeHost(lambda argv: record_with("passed"))
+        check = self.check(host)
+        check.run_step(plan.Step("timing-data"))
+        evals = [c for c in host.commands if c[1] == "eval"]
+        self.assertEqual([c[c.index("--cache") + 1] for c in evals], ["cold", "hot", "cold", "hot"])
+        pair, fidelity, overhead = host.commands[len(evals):]
+        self.assertEqual(pair[1:3], ["bench/timing_tables.py", "pair"])
+        self.assertEqual(len(pair[3:]), 4)
+        self.assertEqual(fidelity[1], "bench/fidelity.py")
+        self.assertEqual([pathlib.Path(p).stem for p in fidelity[6:]], ["t_expert", "t_reference"])
+        self.assertEqual(sorted(pathlib.Path(p).stem for p in overhead[3:]),
+                         ["t_baseline", "t_expert", "t_reference"])
+        self.assertEqual(check.failures, 0)
+
+    def test_timing_data_without_suite_records_fails(self):
+        check = self.check(FakeHost(lambda argv: record_with("passed")))
+        check.run_step(plan.Step("timing-data"))
+        self.assertEqual(check.failures, 1)
+
 
 if __name__ == "__main__":
     unittest.main()
