@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -40,20 +41,27 @@ class WorkerProcess {
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   protocol::Channel& channel() { return *channel_; }
-  // Kills the whole process group (the candidate may have started children).
+  // Kills the whole process group (the candidate may have started children); nothing once the
+  // process has been reaped.
   void kill();
   ExitStatus wait();
+  // Waits up to `timeout` for the process to end by itself (a profiler that wraps the worker
+  // writes its report after the worker has exited); true when it did, and wait() then returns
+  // at once.
+  bool wait_for(std::chrono::milliseconds timeout);
   std::string log_tail(size_t limit) const;
   // Which protections took effect; `enabled` is false for a worker started without a policy.
   const sandbox::Report& sandbox_report() const { return sandbox_report_; }
 
  private:
   WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file);
+  ExitStatus reaped(int raw);
 
   pid_t pid_;
   std::unique_ptr<protocol::Channel> channel_;
   std::filesystem::path log_file_;
   bool reaped_ = false;
+  ExitStatus status_;  // once reaped
   sandbox::Report sandbox_report_;
 };
 
