@@ -98,6 +98,10 @@ std::function<int()> define_profile(CLI::App& app, const GlobalOptions& global) 
           fmt::print("  {}\n", workload.message);
         }
       }
+      if (!outcome.missing_report.empty()) {
+        std::fprintf(stderr, "d2k profile: %s\n", outcome.missing_report.c_str());
+        return kExitUsage;
+      }
       fmt::print("report: {}\n  {}\n", outcome.command.report.string(),
                  how_to_read(request.tool, outcome.command.report));
       return passed ? kExitPassed : kExitFailed;

@@ -465,7 +465,9 @@ void Evaluator::start_workers(Workers& workers) {
                                                {"TRITON_HOME", (scratch / "triton").string()}});
           if (sandbox_summary_.empty()) sandbox_summary_ = process->sandbox_report().summary();
           return process;
-        });
+        },
+        // A profiler writes its report after the worker exits.
+        options_.candidate_launcher.empty() ? kExitGrace : std::chrono::seconds(300));
   }
 }
 

@@ -133,16 +133,40 @@ void WorkerProcess::stop_log() {
 }
 
 void WorkerProcess::kill() {
+  if (reaped_) return;  // the pid may belong to another process by now
   ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);
 }
 
 ExitStatus WorkerProcess::wait() {
-  ExitStatus status;
+  if (reaped_) return status_;
   int raw = 0;
   while (waitpid(pid_, &raw, 0) < 0) {
-    if (errno != EINTR) return status;
+    if (errno != EINTR) return ExitStatus{};
   }
+  return reaped(raw);
+}
+
+bool WorkerProcess::wait_for(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!reaped_) {
+    int raw = 0;
+    const pid_t result = waitpid(pid_, &raw, WNOHANG);
+    if (result == pid_) {
+      reaped(raw);
+    } else if (result < 0 && errno != EINTR) {
+      return false;
+    } else if (std::chrono::steady_clock::now() >= deadline) {
+      return false;
+    } else {
+      usleep(20'000);
+    }
+  }
+  return true;
+}
+
+ExitStatus WorkerProcess::reaped(int raw) {
+  ExitStatus status;
   reaped_ = true;
   // The group may hold children the candidate started; they die with it.
   ::kill(-pid_, SIGKILL);
@@ -154,6 +178,7 @@ ExitStatus WorkerProcess::wait() {
     status.signaled = true;
     status.signal = WTERMSIG(raw);
   }
+  status_ = status;
   return status;
 }
 

@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include <filesystem>
@@ -47,9 +48,14 @@ class WorkerProcess {
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
   protocol::Channel& channel() { return *channel_; }
-  // Kills the whole process group (the candidate may have started children).
+  // Kills the whole process group (the candidate may have started children); nothing once the
+  // process has been reaped.
   void kill();
   ExitStatus wait();
+  // Waits up to `timeout` for the process to end by itself (a profiler that wraps the worker
+  // writes its report after the worker has exited); true when it did, and wait() then returns
+  // at once.
+  bool wait_for(std::chrono::milliseconds timeout);
   std::string log_tail(size_t limit) const;
   // Which protections took effect; `enabled` is false for a worker started without a policy.
   const sandbox::Report& sandbox_report() const { return sandbox_report_; }
@@ -58,11 +64,13 @@ class WorkerProcess {
   WorkerProcess(pid_t pid, int fd, std::filesystem::path log_file);
   void copy_log(int from, int to);
   void stop_log();
+  ExitStatus reaped(int raw);
 
   pid_t pid_;
   std::unique_ptr<protocol::Channel> channel_;
   std::filesystem::path log_file_;
   bool reaped_ = false;
+  ExitStatus status_;  // once reaped
   sandbox::Report sandbox_report_;
   std::shared_ptr<sandbox::Cgroup> cgroup_;  // released after the worker is reaped
   std::thread log_copier_;                    // the worker's output into the log, up to the limit

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "util/temp_dir.h"
+
 namespace d2k::eval {
 namespace {
 
@@ -14,12 +16,6 @@ namespace fs = std::filesystem;
 
 class WorkerProcessTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "d2k-worker-process-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // A stand-in for `d2k worker`: a script that ignores its arguments and runs `body`.
   fs::path script(const std::string& body) {
@@ -29,7 +25,8 @@ class WorkerProcessTest : public ::testing::Test {
     return file;
   }
 
-  fs::path dir_;
+  util::TempDir temp_{"d2k-worker-process-"};
+  fs::path dir_ = temp_.path();
 };
 
 // A candidate that prints without end fills no disk: the log keeps its first kLogLimit bytes and
@@ -48,6 +45,20 @@ TEST_F(WorkerProcessTest, AShortLogIsKeptWhole) {
   const auto worker = WorkerProcess::start(script("echo first; echo second >&2"), dir_ / "log");
   worker->wait();
   EXPECT_EQ(worker->log_tail(100), "first\nsecond\n");
+}
+
+// A launcher runs the worker's command line as its arguments: here a shell that ignores them,
+// waits a little and exits with 7, the way a profiler finishes after its worker.
+TEST_F(WorkerProcessTest, ALauncherRunsInFrontOfTheWorkerAndIsWaitedFor) {
+  auto process = WorkerProcess::start("/bin/true", dir_ / "log", nullptr, {},
+                                      {"/bin/sh", "-c", "sleep 0.5; echo \"$0 $1 $2\"; exit 7"});
+  EXPECT_FALSE(process->wait_for(std::chrono::milliseconds(50)));
+  EXPECT_TRUE(process->wait_for(std::chrono::seconds(20)));
+  process->kill();  // reaped already: nothing to kill
+  const ExitStatus status = process->wait();
+  EXPECT_TRUE(status.exited);
+  EXPECT_EQ(status.code, 7);
+  EXPECT_EQ(process->log_tail(100), "/bin/true worker --channel-fd\n");
 }
 
 }  // namespace

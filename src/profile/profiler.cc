@@ -58,8 +58,9 @@ ProfileOutcome run_profile(const task::Task& task, const ProfileRequest& request
   std::filesystem::remove(outcome.command.report, error);
   outcome.result = runner.run(outcome.command.launcher, request.calls);
   if (!std::filesystem::exists(outcome.command.report)) {
-    throw ProfileError(fmt::format("{} wrote no report {}; its messages are in {}", executable,
-                                   outcome.command.report.string(), outcome.command.log.string()));
+    outcome.missing_report = fmt::format("{} wrote no report {}; its messages are in {}", executable,
+                                         outcome.command.report.string(),
+                                         outcome.command.log.string());
   }
   return outcome;
 }

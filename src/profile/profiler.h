@@ -27,18 +27,20 @@ struct ProfileRequest {
 
 struct ProfileOutcome {
   ToolCommand command;
-  record::EvaluationResult result;
+  record::EvaluationResult result;  // the trials' verdicts
+  // Empty when the tool wrote its report; else what went wrong and where the tool's messages are
+  // (a call that raises stops the worker before the profiled calls, too).
+  std::string missing_report;
 };
 
-// A request that cannot run (an unknown workload, a CPU task, no tool), or a tool that wrote no
-// report; what() says what to do.
+// A request that cannot run (an unknown workload, a CPU task, no tool); what() says what to do.
 class ProfileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // Checks the request against `task`, finds the tool, creates the output folder, and runs the
-// workload under the tool's command. Throws ProfileError.
+// workload under the tool's command. Throws ProfileError when it cannot run.
 ProfileOutcome run_profile(const task::Task& task, const ProfileRequest& request,
                            const ToolFinder& finder, ProfileRunner& runner);
 

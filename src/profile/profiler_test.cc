@@ -78,6 +78,7 @@ TEST_F(ProfilerTest, NsightComputeProfilesOnlyTheMarkedCallsIntoTheOutputFolder)
                      "--export", (out / "gpu_scale_add-tiny-expert").string()}));
   EXPECT_EQ(runner_.calls, 3);
   EXPECT_EQ(outcome.command.report, out / "gpu_scale_add-tiny-expert.ncu-rep");
+  EXPECT_EQ(outcome.missing_report, "");
   EXPECT_EQ(outcome.result.task_id, "gpu_scale_add");
 }
 
@@ -105,9 +106,11 @@ TEST_F(ProfilerTest, AMissingToolSaysWhereItLookedAndWhatToInstall) {
 }
 
 TEST_F(ProfilerTest, AToolThatWroteNoReportPointsAtItsLog) {
-  const std::string error = error_of(gpu_, request(Tool::ncu), FakeFinder(fs::path("/opt/ncu/ncu")));
-  EXPECT_NE(error.find("ncu wrote no report"), std::string::npos) << error;
-  EXPECT_NE(error.find("gpu_scale_add-tiny-expert.ncu.log"), std::string::npos) << error;
+  const auto outcome = run_profile(gpu_, request(Tool::ncu), FakeFinder(fs::path("/opt/ncu/ncu")), runner_);
+  const std::string& problem = outcome.missing_report;
+  EXPECT_NE(problem.find("ncu wrote no report"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("gpu_scale_add-tiny-expert.ncu.log"), std::string::npos) << problem;
+  EXPECT_EQ(outcome.result.task_id, "gpu_scale_add");
 }
 
 TEST_F(ProfilerTest, AnUnknownWorkloadNamesTheKnownOnes) {

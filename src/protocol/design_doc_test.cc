@@ -25,7 +25,7 @@ TEST(DesignDocTest, TheMessageListNamesEveryTypeOfTheHeader) {
   const auto begin = design.find("Messages are newline-delimited JSON");
   ASSERT_NE(begin, std::string::npos) << "docs/design.md lost its message list";
   const std::string list = design.substr(begin, design.find("\n\n", begin) - begin);
-  const std::set<std::string> events = matches(header, std::regex(R"(kEvent = "(\w+)")"));
+  const std::set<std::string> events = matches(header, std::regex(R"re(kEvent = "(\w+)")re"));
   std::set<std::string> named = matches(list, std::regex(R"(`(\w+)`)"));
   named.erase("event");  // the field that carries the type
   EXPECT_GE(events.size(), 14u);
