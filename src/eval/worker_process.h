@@ -3,11 +3,10 @@
 #include <sys/types.h>
 
 #include <atomic>
-#include <thread>
-
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
