@@ -4,11 +4,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
-
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 

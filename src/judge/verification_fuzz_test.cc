@@ -18,17 +18,23 @@ constexpr int kRounds = 1500;
 const char* const kSolution = "import torch\n\n\ndef run(x):\n    m = x.amax(dim=-1, keepdim=True)\n"
                               "    e = (x - m).exp()\n    return e / e.sum(dim=-1, keepdim=True)\n";
 
-json level(const std::string& id, int line, const std::string& quote) {
-  return {{"id", id}, {"score", 50}, {"band", "partial_implementation"}, {"rationale", "r"},
-          {"evidence", {{{"kind", "code"}, {"line_start", line}, {"line_end", line}, {"quote", quote}}}}};
+// A level of the implementation format with one citation (as in verification_test.cc).
+json level(const std::string& id, double score, int line, const std::string& quote) {
+  return {{"id", id},
+          {"solution",
+           {{"score", score},
+            {"band", "partial_implementation"},
+            {"evidence", json::array({{{"line_start", line}, {"line_end", line}, {"quote", quote}}})},
+            {"reason", "what is realized and what is missing"},
+            {"alternative_design", "none"}}}};
 }
 
 TEST(JudgeReplyFuzzTest, HostileRepliesGiveErrorsNeverCrashes) {
   const SourceListing solution(kSolution, SourceLanguage::python);
   const DesignText design(R"({"approach": "a numerically stable softmax, one row per block"})");
   const std::string valid =
-      json{{"levels", {level("L1", 5, "m = x.amax(dim=-1, keepdim=True)"), level("L2", 6, "e = (x - m).exp()"),
-                       level("L3", 7, "return e / e.sum(dim=-1, keepdim=True)")}}}
+      json{{"levels", {level("L1", 40, 5, "m = x.amax(dim=-1, keepdim=True)"), level("L2", 55, 6, "e = (x - m).exp()"),
+                       level("L3", 62.5, 7, "return e / e.sum(dim=-1, keepdim=True)")}}}
           .dump();
   ASSERT_TRUE(verify_impl_reply(valid, solution).ok()) << "control: the unchanged reply is valid";
   util::HostileText hostile(7);

@@ -42,11 +42,20 @@ std::vector<fs::path> split(const char* value) {
 }
 
 // The interpreter's prefixes and import paths, as the interpreter itself reports them.
+// Links in those folders count too (Debian's sitecustomize.py lives in /etc/python3.X).
 constexpr const char* kProbe = R"(
-import json, site, sys, sysconfig
+import json, os, site, sys, sysconfig
 paths = [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix, sys.executable]
 paths += [p for p in sys.path if p]
 paths += site.getsitepackages() + list(sysconfig.get_paths().values())
+for folder in list(paths):
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        continue
+    for name in names:
+        if os.path.islink(os.path.join(folder, name)):
+            paths.append(os.path.dirname(os.path.realpath(os.path.join(folder, name))))
 print(json.dumps(paths))
 )";
 

@@ -38,7 +38,7 @@ std::vector<std::string> unread_parameters(const Task& task) {
   for (auto it = std::sregex_iterator(source.begin(), source.end(), any_use); it != std::sregex_iterator(); ++it) ++uses;
   std::set<std::string> keys;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), read); it != std::sregex_iterator(); ++it) {
-    keys.insert((*it)[1]);
+    keys.insert((*it)[1].str());
   }
   size_t reads = 0;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), read); it != std::sregex_iterator(); ++it) ++reads;

@@ -68,14 +68,15 @@ TEST(Reliability, ACandidateSeesNeitherTheRepositoryNorTheHostsSecrets) {
   D2kRun run;
   const fs::path task = repository_copy(run.dir(), "cpu_scale_add");
   const fs::path git = task.parent_path().parent_path() / ".git" / "objects" / "answer";
+  const fs::path other_store = run.dir() / "other-store.sqlite";
   const fs::path solution = run.dir() / "peek" / "peek.py";
   write(solution, "from pathlib import Path\n\n\ndef run(x, y, alpha):\n    seen = []\n"
-                  "    for path in ['" + git.string() + "', '/etc/shadow', '" + run.store().string() + "']:\n"
+                  "    for path in ['" + git.string() + "', '/etc/shadow', '" + other_store.string() + "']:\n"
                   "        try:\n            seen.append(path + '=' + Path(path).read_text()[:60])\n"
                   "        except Exception as error:\n            seen.append(path + ':' + type(error).__name__)\n"
                   "    raise RuntimeError('SEEN ' + ' | '.join(seen))\n");
   fs::permissions(solution.parent_path(), fs::perms::all);
-  write(run.store(), "another store");
+  write(other_store, "another store");
   const json record = evaluate(run, task, solution);
   const std::string message = first_message(record);
   ASSERT_NE(message.find("SEEN"), std::string::npos) << record.dump(2);
