@@ -20,5 +20,7 @@ export D2K_REQUIRE_CHROMIUM=1
 # those tests must not skip.
 export D2K_REQUIRE_NVCC=1
 tools/build.sh
+# The GPU check's Python module (tools/gpucheck/), with the system interpreter.
+/usr/bin/python3 -m unittest discover -s tools/gpucheck -t tools -p 'test_*.py'
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 600

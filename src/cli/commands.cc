@@ -11,6 +11,8 @@ const std::vector<Command>& commands() {
       {"validate-guidance", "check tasks' guidance.json against the design schema",
        define_validate_guidance},
       {"eval", "evaluate an implementation of a task", define_eval},
+      {"profile", "run one workload's calls under Nsight Compute or compute-sanitizer",
+       define_profile},
       {"results", "query stored evaluations", define_results},
       {"judge", "score an implementation or a design with an LLM judge", define_judge},
       {"report", "render the paper's tables and figures from the store", define_report},

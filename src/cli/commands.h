@@ -14,6 +14,7 @@ std::function<int()> define_tasks(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_show(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_validate_guidance(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_profile(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_results(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_judge(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_report(CLI::App& app, const GlobalOptions& global);

@@ -24,8 +24,8 @@ struct Limits {
 
 // One worker process serving the workloads of one evaluation (docs/protocol.md, "Processes"):
 // started when the first workload needs it, kept across workloads, and replaced by a fresh one
-// after any workload that did not end with Done (a failure, a crash, a time limit), so nothing a
-// failed workload left behind reaches the next.
+// after any workload that did not end with Done (a failure, a crash, a time limit) or that the
+// evaluator judged failed (end_worker), so nothing a failed workload left behind reaches the next.
 class WorkerSession {
  public:
   // Starts a worker process; the session sends it the Setup and a channel token.
@@ -58,9 +58,10 @@ class WorkerSession {
   const sandbox::Report* sandbox_report() const;
   // Asks a running worker to exit and reaps it.
   void close();
+  // Kills the running worker and reaps it; the next run starts a fresh one.
+  void end_worker();
 
  private:
-  void end_worker();
 
   std::string name_;
   protocol::Setup setup_;

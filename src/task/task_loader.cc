@@ -19,6 +19,7 @@
 #include "task/formula.h"
 #include "task/json_source_map.h"
 #include "task/task_error.h"
+#include "util/bounded_json.h"
 
 namespace d2k::task {
 namespace {
@@ -68,15 +69,11 @@ std::string read_text(const fs::path& file) {
 
 json parse_json(const fs::path& file, std::string_view text) {
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& error) {
+    return util::parse_bounded_json(text);
+  } catch (const util::JsonInputError& error) {
     // `byte` counts the characters read, the offending one included.
-    const TextPosition at = text_position(text, error.byte > 0 ? error.byte - 1 : 0);
-    // Keep nlohmann's reason, not its "[json.exception...] parse error at line L, column C: ".
-    const std::string what = error.what();
-    const size_t colon = what.find(": ");
-    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw TaskError(file, at.line, at.column, "invalid JSON: " + reason);
+    const TextPosition at = text_position(text, error.byte() > 0 ? error.byte() - 1 : 0);
+    throw TaskError(file, at.line, at.column, std::string("invalid JSON: ") + error.what());
   }
 }
 

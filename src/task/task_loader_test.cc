@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "task/task_error.h"
+#include "util/hostile_text_test_util.h"
 
 namespace d2k::task {
 namespace {
@@ -549,6 +550,32 @@ TEST_F(TaskLoaderTest, ABadPeakBoundNamesTheFieldLineAndWorkload) {
                                   R"("outputs": ["y"], "peak_aux_bytes": 1024)"))
                 .message(),
             "evaluation.peak_aux_bytes: expected a string, got 1024");
+}
+
+}  // namespace
+}  // namespace d2k::task
+
+namespace d2k::task {
+namespace {
+
+// A bounded random-input test of the task readers: whatever config.json and
+// implementation_requirements.yaml hold (random bytes, nesting far past the depth limit, the
+// valid files with bytes changed), loading gives a task or a TaskError, never a crash.
+TEST_F(TaskLoaderTest, HostileConfigsGiveTaskErrorsNeverCrashes) {
+  util::HostileText hostile(11);
+  int refused = 0;
+  constexpr int kRounds = 600;
+  for (int round = 0; round < kRounds; ++round) {
+    const bool yaml = hostile.pick(4) == 0;
+    const fs::path dir = write_task("fuzz", yaml ? std::string(kConfig) : hostile.next(kConfig));
+    if (yaml) write(dir / "implementation_requirements.yaml", hostile.next(kRequirements));
+    try {
+      load_task(dir);
+    } catch (const TaskError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, kRounds / 3);
 }
 
 }  // namespace
