@@ -5,7 +5,8 @@ Run with Debian's interpreter (PyTorch 1.13 CPU): /usr/bin/python3 THIS_FILE. Ex
 a check fails. The reference (per-head keys and values expanded from the latent) is compared with
 an independent formulation written here: a loop over requests with the lengths read on the host,
 the queries projected into the latent space (q_nope w_uk[h]), scores against the latent rows and
-the value projection applied after the softmax, computed in float64.
+the value projection applied after the softmax, computed in float64. It also recounts the work
+model of every registered workload from the lengths get_inputs draws.
 """
 
 import importlib.util
@@ -138,6 +139,26 @@ for shape in SHAPES:
     err_poison = rel_err(REFERENCE.run(*as_dtype(poisoned, torch.float32)), exact)
     check(math.isfinite(err_poison) and err_poison < 1e-5,
           f"{shape}: slots past the lengths are ignored: {err_poison:.2e}")
+
+# The work model counts exactly what the inputs ask for: every (query token, cached token) pair a
+# causal limit admits, over 576 score columns and 512 value columns, plus the two projections; and
+# every attended latent row, both weights, the queries and the output once.
+for workload in CONFIG["workloads"]:
+    params = dict(CONFIG["fixed_params"])
+    params.update({k: v for k, v in workload.items() if isinstance(v, (int, float))})
+    lengths = GET_INPUTS._seq_lens(params["batch"], params["ctx_min"], params["ctx_max"])
+    s_q, h = params["s_q"], params["h"]
+    pairs = sum(s_q * n - s_q * (s_q - 1) // 2 for n in lengths)
+    rows = params["batch"] * s_q * h
+    flops = 2 * h * pairs * (512 + 64 + 512) + 2 * rows * 512 * (128 + 128)
+    nbytes = sum(lengths) * 576 * 2 + h * 512 * 256 * 2 + rows * (128 + 64 + 128) * 2
+    model = {key: eval(CONFIG["work_model"][key], {}, params) for key in ("flops", "bytes")}
+    label = workload["label"]
+    check(model["flops"] == flops, f"{label}: work-model flops {model['flops']} vs {flops}")
+    check(model["bytes"] == nbytes, f"{label}: work-model bytes {model['bytes']} vs {nbytes}")
+    # The expanded form's up-projection alone costs 2 * 512 * 256 flops per cached token and head.
+    check(model["flops"] * 50 < 2 * 512 * 256 * h * sum(lengths),
+          f"{label}: the work model is far below the expanded form's count")
 
 print(f"{passed} passed, {len(failures)} failed")
 raise SystemExit(1 if failures else 0)
