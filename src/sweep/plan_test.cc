@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "sweep/plan_error.h"
 
@@ -136,6 +137,29 @@ TEST_F(PlanTest, RejectsMissingAndMalformedValues) {
   EXPECT_EQ(error_of("tasks: [a]\nruns:\n  - agent: {configs: [none]}\n").message(),
             "runs[0].agent.agent: required field is missing");
   EXPECT_NE(std::string(error_of("tasks: [a\n").what()).find("invalid YAML"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace d2k::sweep
+
+namespace d2k::sweep {
+namespace {
+
+// The plan that docs/sweep.md shows is one that loads.
+TEST_F(PlanTest, TheDocumentedPlanLoads) {
+  std::ifstream in(fs::path(D2K_SOURCE_DIR) / "docs" / "sweep.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const size_t start = doc.find("```yaml\n");
+  ASSERT_NE(start, std::string::npos);
+  const size_t end = doc.find("```\n", start + 8);
+  fs::create_directories(dir_ / "kernels");
+  std::ofstream(dir_ / "kernels" / "my_softmax.py") << "def run(x): return x\n";
+  const Plan plan = load_plan(write(doc.substr(start + 8, end - start - 8)));
+  EXPECT_EQ(plan.name, "paper-grid");
+  EXPECT_EQ(plan.runs.size(), 8u);
+  EXPECT_EQ(plan.executor.kind, "slurm");
 }
 
 }  // namespace
