@@ -19,6 +19,9 @@ export D2K_REQUIRE_CHROMIUM=1
 # The CUDA toolkit's nvcc builds every native exploit and the tasks' CUDA C++ candidates; in CI
 # those tests must not skip.
 export D2K_REQUIRE_NVCC=1
+# Slurm (installed above) runs the slurm sweep executor's test on a one-node cluster that the
+# test starts itself (tools/slurm/start.sh); in CI it must not skip.
+export D2K_REQUIRE_SLURM=1
 tools/build.sh
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 600
