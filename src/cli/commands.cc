@@ -22,6 +22,9 @@ const std::vector<Command>& commands() {
       {"reason-codes", "list every reason code with its verdict (Markdown)", define_reason_codes},
       {"agent", "run a coding agent on a task through the MCP tools", define_agent},
       {"mcp", "serve the agent tools over MCP (stdio)", define_mcp},
+      {"sweep", "run a plan's grid of evaluations and agent runs, locally or on Slurm",
+       define_sweep},
+      {"store", "merge stores (import)", define_store},
       {"worker", "internal: run one evaluation worker", define_worker},
   };
   return table;

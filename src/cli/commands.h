@@ -24,6 +24,8 @@ std::function<int()> define_reason_codes(CLI::App& app, const GlobalOptions& glo
 std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_worker(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_sweep(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_store(CLI::App& app, const GlobalOptions& global);
 
 std::filesystem::path tasks_root(const GlobalOptions& global);
 // A task id in the tasks folder, or a path to a task folder.

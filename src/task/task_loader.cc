@@ -576,6 +576,16 @@ void read_config(Task& task, const fs::path& file) {
   const ConfigReader reader(file, text);
   const Node root{&task.config, ""};
   reader.object(root);
+  if (const Node category = root.child("category"); category.value != nullptr) {
+    const std::string name = reader.string(category);
+    task.category = parse_category(name);
+    if (!task.category) {
+      reader.fail(category.path,
+                  fmt::format("\"{}\" is not a category (attention_recurrent, moe_distributed, "
+                              "indexing_sampling_control, quantization_training_structural)",
+                              name));
+    }
+  }
   const Node fixed_params = root.child("fixed_params");
   task.fixed_params = fixed_params.value != nullptr ? reader.object(fixed_params) : json::object();
   task.workloads = read_workloads(reader, root, "workloads", true);

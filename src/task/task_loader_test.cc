@@ -449,9 +449,6 @@ TEST_F(TaskLoaderTest, DefaultTasksRootHonoursEnvironment) {
   if (saved != nullptr) setenv("D2K_TASKS", previous.c_str(), 1);
 }
 
-}  // namespace
-}  // namespace d2k::task
-
 namespace d2k::task {
 namespace {
 
@@ -576,6 +573,28 @@ TEST_F(TaskLoaderTest, HostileConfigsGiveTaskErrorsNeverCrashes) {
     }
   }
   EXPECT_GT(refused, kRounds / 3);
+}
+
+TEST_F(TaskLoaderTest, ReadsTheCategory) {
+  const Task task = load_task(write_task(
+      "t", replaced(kConfig, R"("fixed_params")", R"("category": "moe_distributed", "fixed_params")")));
+  EXPECT_EQ(task.category, Category::moe_distributed);
+  EXPECT_EQ(load_task(write_task("u", kConfig)).category, std::nullopt);
+}
+
+TEST_F(TaskLoaderTest, RejectsAnUnknownCategory) {
+  const TaskError error = config_error(
+      replaced(kConfig, R"("fixed_params")", R"("category": "gemm", "fixed_params")"));
+  EXPECT_EQ(error.message(),
+            "category: \"gemm\" is not a category (attention_recurrent, moe_distributed, "
+            "indexing_sampling_control, quantization_training_structural)");
+}
+
+// Sweep plans select the suite's tasks by category, so every task of the suite declares one.
+TEST(RepositoryTasksTest, EveryTaskHasACategory) {
+  for (const fs::path& dir : find_task_dirs(fs::path(D2K_SOURCE_DIR) / "tasks")) {
+    EXPECT_TRUE(load_task(dir).category.has_value()) << dir;
+  }
 }
 
 }  // namespace
