@@ -449,6 +449,9 @@ TEST_F(TaskLoaderTest, DefaultTasksRootHonoursEnvironment) {
   if (saved != nullptr) setenv("D2K_TASKS", previous.c_str(), 1);
 }
 
+}  // namespace
+}  // namespace d2k::task
+
 namespace d2k::task {
 namespace {
 
