@@ -446,23 +446,24 @@ void Evaluator::start_workers(Workers& workers) {
         "candidate", worker_setup(protocol::WorkerRole::candidate, scratch),
         [this, scratch, &workers]() -> std::unique_ptr<WorkerProcess> {
           const auto log = workers.scratch.path() / "candidate.log";
+          // Temporary files and Triton's kernel cache go to the scratch folder, the one place
+          // the candidate may write, sandboxed or not; nothing it writes outlives the evaluation.
+          const std::vector<std::pair<std::string, std::string>> environment = {
+              {"TMPDIR", (scratch / "tmp").string()},
+              {"HOME", scratch.string()},
+              {"TRITON_CACHE_DIR", (scratch / "triton").string()},
+              {"TRITON_HOME", (scratch / "triton").string()}};
           if (!options_.candidate_launcher.empty()) {
             sandbox_summary_ = "sandbox disabled (profiling)";
-            return WorkerProcess::start(options_.worker_binary, log, nullptr, {},
+            return WorkerProcess::start(options_.worker_binary, log, nullptr, environment,
                                         options_.candidate_launcher);
           }
           if (!options_.sandbox) {
             sandbox_summary_ = "sandbox disabled (--no-sandbox)";
-            return WorkerProcess::start(options_.worker_binary, log);
+            return WorkerProcess::start(options_.worker_binary, log, nullptr, environment);
           }
-          // Temporary files and Triton's kernel cache go to the scratch folder, the one place
-          // the candidate may write; nothing it writes outlives the evaluation.
           const sandbox::Policy policy = candidate_policy(scratch);
-          auto process = WorkerProcess::start(options_.worker_binary, log, &policy,
-                                              {{"TMPDIR", (scratch / "tmp").string()},
-                                               {"HOME", scratch.string()},
-                                               {"TRITON_CACHE_DIR", (scratch / "triton").string()},
-                                               {"TRITON_HOME", (scratch / "triton").string()}});
+          auto process = WorkerProcess::start(options_.worker_binary, log, &policy, environment);
           if (sandbox_summary_.empty()) sandbox_summary_ = process->sandbox_report().summary();
           return process;
         },

@@ -250,8 +250,8 @@ TEST(Reliability, TheMcpServerAnswersHostileLinesAndCarriesOn) {
   write(input, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/x\",\"params\":" + std::string(200000, '[') +
                    std::string(200000, ']') + "}\n{\"jsonrpc\":\"2.0\"}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n");
   const RunResult served = run_process(
-      "/bin/sh", {"-c", "exec '" + kBinary.string() + "' --store '" + run.store().string() +
-                            "' mcp --workspace '" + (run.dir() / "ws").string() + "' < '" + input.string() + "'"},
+      "/bin/sh", {"-c", "exec '" + kBinary.string() + "' --store '" + run.store().string() + "' --tasks '" +
+                            (kFixtures / "tasks").string() + "' mcp --workspace '" + (run.dir() / "ws").string() + "' < '" + input.string() + "'"},
       run.dir());
   ASSERT_TRUE(served.exited) << "the server died: " << served.err;
   std::vector<json> replies;
