@@ -281,9 +281,8 @@ Plan load_plan(const fs::path& file) {
     reader.fail(tasks, "required field is missing (task ids, \"all\", or give categories)");
   }
   const Field runs = top.child("runs");
-  if (!runs.node.IsSequence() || runs.node.size() == 0) {
-    reader.fail(runs, runs.present() ? "expected a non-empty list" : "required field is missing");
-  }
+  if (!runs.present()) reader.fail(runs, "required field is missing");
+  if (!runs.node.IsSequence() || runs.node.size() == 0) reader.fail(runs, "expected a non-empty list");
   for (size_t i = 0; i < runs.node.size(); ++i) {
     plan.runs.push_back(read_run(reader, runs.element(i), base));
   }

@@ -111,7 +111,7 @@ TEST_F(SlurmExecutorTest, TheListMapsEachArrayIndexToItsCell) {
   run(cells);
   const std::string& script = scripts_[0];
   const size_t at = script.find("p\" ") + 3;
-  const fs::path list = script.substr(at, script.find('\n', at) - at);
+  const fs::path list = script.substr(at, script.find(')', at) - at);
   std::ifstream in(list);
   std::string first;
   std::string second;

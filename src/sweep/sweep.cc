@@ -94,6 +94,8 @@ Status Sweep::run(const RunOptions& options) {
       runnable.push_back(entry.cell);
     }
     if (runnable.empty()) break;
+    // A note left now is this attempt's.
+    for (const Cell& cell : runnable) work_dir_.clear_failure(cell);
     const int total = static_cast<int>(runnable.size());
     say_(fmt::format("{}: running {} of {} cells ({} done)", plan_.name, total, status.cells.size(),
                      status.count(CellState::done)));
