@@ -305,5 +305,72 @@ TEST_F(SandboxTest, NothingOutlivesAnUnsandboxedProgram) {
   EXPECT_NE(kill(escaped, 0), 0) << "process " << escaped << " outlived the program";
 }
 
+// Every process below `root`, from /proc.
+std::vector<pid_t> tree_below(pid_t root) {
+  std::vector<std::pair<pid_t, pid_t>> parents;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const pid_t pid = std::atoi(entry.path().filename().c_str());
+    if (pid <= 0) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto end = stat.rfind(')');
+    char state = 0;
+    pid_t parent = 0;
+    if (end != std::string::npos && std::sscanf(stat.c_str() + end + 1, " %c %d", &state, &parent) == 2) {
+      parents.emplace_back(pid, parent);
+    }
+  }
+  std::vector<pid_t> found{root};
+  for (size_t i = 0; i < found.size(); ++i) {
+    for (const auto& [pid, parent] : parents) {
+      if (parent == found[i]) found.push_back(pid);
+    }
+  }
+  found.erase(found.begin());
+  return found;
+}
+
+bool running(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto end = stat.rfind(')');
+  return end != std::string::npos && stat.size() > end + 2 && stat[end + 2] != 'Z';
+}
+
+// A caller killed with SIGKILL takes the whole sandboxed tree along (every layer dies with its
+// parent), with a minimal root and without a sandbox; nothing runs on until its CPU limit.
+void caller_killed(bool sandboxed, const fs::path& workspace) {
+  const fs::path started = workspace / "started";
+  const pid_t caller = fork();
+  if (caller == 0) {
+    const std::string command = "touch " + started.string() + "; setsid sleep 300 & sleep 300";
+    if (sandboxed) {
+      run_sandboxed(command, workspace, minimal(), 600, 1024);
+    } else {
+      const Spawned spawned = spawn_unsandboxed(
+          [] {}, [&] { execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr)); });
+      waitpid(spawned.pid, nullptr, 0);
+    }
+    _exit(0);
+  }
+  for (int i = 0; i < 200 && !fs::exists(started); ++i) usleep(50'000);
+  ASSERT_TRUE(fs::exists(started));
+  usleep(200'000);
+  const std::vector<pid_t> tree = tree_below(caller);
+  ASSERT_GE(tree.size(), 2u);
+  kill(caller, SIGKILL);
+  waitpid(caller, nullptr, 0);
+  std::vector<pid_t> left = tree;
+  for (int i = 0; i < 100 && !left.empty(); ++i) {
+    std::erase_if(left, [](pid_t pid) { return !running(pid); });
+    usleep(50'000);
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " of " << tree.size() << " processes outlived their caller";
+}
+
+TEST_F(SandboxTest, AKilledCallerTakesTheSandboxedTreeAlong) { caller_killed(true, workspace.path()); }
+
+TEST_F(SandboxTest, AKilledCallerTakesAnUnsandboxedTreeAlong) { caller_killed(false, workspace.path()); }
+
 }  // namespace
 }  // namespace d2k::sandbox

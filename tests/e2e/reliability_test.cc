@@ -2,6 +2,7 @@
 // by attacking d2k on a CPU machine (hostile candidates, kill -9 mid-run, broken tasks, careless
 // use) through the real `d2k` binary, and asserts what must happen instead.
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -142,18 +143,28 @@ void kill_mid_run(const std::vector<std::string>& extra) {
   std::vector<std::string> args{"--store", run.store().string(), "eval", task_dir("cpu_scale_add").string(),
                                 "--solution", solution.string(), "--quick", "--no-store"};
   args.insert(args.end(), extra.begin(), extra.end());
-  std::vector<pid_t> tree;
-  {
-    BackgroundProcess d2k(kBinary, args, run.dir(), run.dir() / "eval.log");
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!exists_below(scratch, "spinning") && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ASSERT_TRUE(exists_below(scratch, "spinning")) << read_file(run.dir() / "eval.log");
-    tree = descendants(d2k.pid());
-    ASSERT_FALSE(tree.empty());
-    kill(d2k.pid(), SIGKILL);
+  const fs::path log = run.dir() / "eval.log";
+  const pid_t d2k = fork();
+  if (d2k == 0) {
+    const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(out, STDOUT_FILENO);
+    dup2(out, STDERR_FILENO);
+    if (chdir(run.dir().c_str()) != 0) _exit(126);
+    std::vector<char*> argv{const_cast<char*>(kBinary.c_str())};
+    for (auto& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    execv(kBinary.c_str(), argv.data());
+    _exit(127);
   }
+  const auto started = std::chrono::steady_clock::now();
+  while (!exists_below(scratch, "spinning") && std::chrono::steady_clock::now() < started + std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const std::vector<pid_t> tree = descendants(d2k);
+  kill(d2k, SIGKILL);
+  waitpid(d2k, nullptr, 0);
+  ASSERT_TRUE(exists_below(scratch, "spinning")) << read_file(log);
+  ASSERT_FALSE(tree.empty());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   std::vector<pid_t> left = tree;
   while (!left.empty() && std::chrono::steady_clock::now() < deadline) {

@@ -116,7 +116,6 @@ class BackgroundProcess {
   }
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
-  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = 0;
