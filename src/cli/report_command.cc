@@ -6,7 +6,6 @@
 #include "cli/commands.h"
 #include "report/renderer_registry.h"
 #include "report/report_builder.h"
-#include "store/agent_store.h"
 #include "store/store.h"
 
 namespace d2k::cli {
@@ -68,8 +67,7 @@ std::function<int()> define_report(CLI::App& app, const GlobalOptions& global) {
           path.string()));
     }
     const store::Store store = store::Store::open(path);
-    const store::AgentStore agents = store::AgentStore::open(path);
-    const report::Report built = report::build_report(store, agents, flags->filter);
+    const report::Report built = report::build_report(store, store.agent_runs(), flags->filter);
     const std::string text = report::RendererRegistry::instance().get(flags->format).render(
         built, {.table = flags->table});
     if (flags->output.empty()) {

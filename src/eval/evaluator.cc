@@ -264,7 +264,7 @@ record::EvaluationResult Evaluator::run() {
       continue;
     }
     if (cacheable && store_ != nullptr) {
-      auto cached = store_->cached_workload({result.environment.device_name, task_.id,
+      auto cached = store_->evaluations().cached_workload({result.environment.device_name, task_.id,
                                              workload.label, result.impl_kind, result.impl_hash,
                                              record::kProtocolVersion});
       // Only a latency measured the way this task times now stands in.
@@ -286,11 +286,11 @@ record::EvaluationResult Evaluator::run() {
   workers.reset();
   if (store_ != nullptr && task_.work_model && !options_.quick) {
     // Recomputed for cached workloads too: the newest ceilings of this device apply.
-    const auto ceilings = store_->latest_device_ceilings(result.environment.device_name);
+    const auto ceilings = store_->ceilings().latest(result.environment.device_name);
     if (ceilings) attach_speed_of_light(task_, *ceilings, result);
   }
   result.sandbox = sandbox_summary_;
-  if (store_ != nullptr) store_->save(result);
+  if (store_ != nullptr) store_->evaluations().save(result);
   return result;
 }
 

@@ -14,7 +14,7 @@ class RenderersTest : public ::testing::Test {
  protected:
   RenderersTest() : fixture_(dir_.path() / "store.sqlite") {
     testing::fill_paper_fixture(fixture_);
-    const store::AgentStore agents = store::AgentStore::open(fixture_.path());
+    const store::AgentStore agents = store::Store::open(fixture_.path()).agent_runs();
     report_ = build_report(fixture_.store(), agents, {});
   }
 

@@ -13,8 +13,11 @@ namespace d2k::store {
 
 class Database {
  public:
-  // Opens the file, creating it if missing; throws StoreError with SQLite's message.
-  explicit Database(const std::filesystem::path& path);
+  enum class Access { read_write, read_only };
+
+  // Opens the file, creating it if missing when `access` is read_write; throws StoreError with
+  // SQLite's message. A file the OS will not let us write opens read-only either way.
+  explicit Database(const std::filesystem::path& path, Access access = Access::read_write);
   ~Database();
   Database(const Database&) = delete;  // owns the connection; it must be closed once
   Database& operator=(const Database&) = delete;
@@ -25,6 +28,7 @@ class Database {
   void exec(const char* sql) const;
   Statement prepare(std::string_view sql) const { return Statement(db_, sql); }
   int64_t last_insert_rowid() const;
+  bool read_only() const;
   const std::filesystem::path& path() const { return path_; }
   sqlite3* handle() const { return db_; }
 
