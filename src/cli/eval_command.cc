@@ -64,7 +64,10 @@ int build_only(const task::Task& task, const std::string& solution, bool json) {
 std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
   app.footer(
       "Runs correctness trials against the reference, then timing, on every workload. Exit "
-      "status: 0 when every workload passed, 1 when any failed, 2 on a usage or set-up error.");
+      "status: 0 when every workload passed, 1 when any failed, 2 on a usage or set-up error "
+      "(a store that cannot be written is one, found before anything runs). When the store "
+      "refuses the record at the end, the record is written to a JSON file beside it (or in "
+      "the scratch folder) and the command says where.");
   auto flags = std::make_shared<EvalFlags>();
   app.add_option("task", flags->task, "task id or folder")->required();
   auto* solution = app.add_option("--solution", flags->solution,
@@ -106,6 +109,8 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
     // Before the device check: a language the task refuses is the first thing to fix.
     if (!flags->solution.empty()) eval::candidate_language(task, flags->solution);
     if (flags->build_only) return build_only(task, flags->solution, flags->json);
+    std::optional<store::Store> store;
+    if (!flags->no_store) store.emplace(open_store_for_writing(global));
     if (task.evaluation.device == task::Device::cuda) {
       const auto availability = runtime::probe_cuda_device();
       if (!availability.available) return explain_missing_device(task, availability.reason);
@@ -125,8 +130,6 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
       std::fflush(stderr);
     };
-    std::optional<store::Store> store;
-    if (!flags->no_store) store.emplace(store::Store::open(store_path(global)));
     options.sandbox = !flags->no_sandbox;
     // The default store may sit in a task's or candidate's folder; hide it either way.
     options.store_path = store_path(global);
@@ -137,6 +140,10 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       fmt::print("{}\n", nlohmann::json(result).dump(2));
     } else {
       fmt::print("{}", render_evaluation(result));
+    }
+    if (evaluator.unsaved_record()) {
+      std::fprintf(stderr, "d2k: the store could not take this evaluation; its record is in %s\n",
+                   evaluator.unsaved_record()->c_str());
     }
     return result.passed() ? kExitPassed : kExitFailed;
   };

@@ -66,7 +66,8 @@ std::function<int()> define_report(CLI::App& app, const GlobalOptions& global) {
           "no store at {} (d2k eval creates one; --store or $D2K_STORE names another)",
           path.string()));
     }
-    const store::Store store = store::Store::open(path);
+    // Reading never changes the store: a committed one stays byte-identical.
+    const store::Store store = store::Store::open_read_only(path);
     const report::Report built = report::build_report(store, store.agent_runs(), flags->filter);
     const std::string text = report::RendererRegistry::instance().get(flags->format).render(
         built, {.table = flags->table});

@@ -20,6 +20,7 @@
 #include "eval/workload_judge.h"
 #include "runtime/cuda_driver.h"
 #include "timing/method_registry.h"
+#include "store/unsaved_record.h"
 #include "util/hash.h"
 #include "util/text.h"
 #include "validity/candidate_check.h"
@@ -290,8 +291,19 @@ record::EvaluationResult Evaluator::run() {
     if (ceilings) attach_speed_of_light(task_, *ceilings, result);
   }
   result.sandbox = sandbox_summary_;
-  if (store_ != nullptr) store_->evaluations().save(result);
+  if (store_ != nullptr) save(result);
   return result;
+}
+
+void Evaluator::save(record::EvaluationResult& result) {
+  try {
+    store_->evaluations().save(result);
+  } catch (const store::StoreError& error) {
+    // The work is done; the record must not be lost with the store.
+    unsaved_record_ = store::write_unsaved_record(store_->path(), options_.scratch_root,
+                                                  "evaluation", nlohmann::json(result));
+    note(fmt::format("store: {}", error.what()));
+  }
 }
 
 native::BuildOutcome Evaluator::build_only() const {
