@@ -17,6 +17,7 @@ struct EvalFlags {
   std::string task;
   std::string solution;
   std::string impl;
+  std::string anchor;
   std::string workload;
   std::string timing;
   std::string cache;
@@ -73,9 +74,20 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
   auto* solution = app.add_option("--solution", flags->solution,
                                   "candidate file: .py, .cu (CUDA C++) or .cpp (C++); the task's "
                                   "evaluation.languages must accept it")->check(CLI::ExistingFile);
-  app.add_option("--impl", flags->impl, "a task implementation instead of a file")
-      ->check(CLI::IsMember({"reference", "baseline", "expert"}))
-      ->excludes(solution);
+  auto* impl = app.add_option("--impl", flags->impl,
+                              "a task implementation instead of a file: reference, baseline, "
+                              "expert, or anchor:NAME (tasks/<task>/anchors/NAME.py)")
+                   ->check([](const std::string& value) -> std::string {
+                     if (value == "reference" || value == "baseline" || value == "expert") return "";
+                     if (value.starts_with("anchor:") && value.size() > 7) return "";
+                     return "give reference, baseline, expert or anchor:NAME";
+                   })
+                   ->excludes(solution);
+  app.add_option("--anchor", flags->anchor,
+                 "the task's anchor NAME (a library path timed beside the expert); the same as "
+                 "--impl anchor:NAME")
+      ->excludes(solution)
+      ->excludes(impl);
   app.add_option("--workload", flags->workload, "only this workload label");
   app.add_option("--timing", flags->timing, "timing method instead of the task's (see `d2k timing-methods`)");
   app.add_option("--cache", flags->cache,
@@ -93,7 +105,7 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
                "the task's small quick_workloads, correctness only, nothing timed: seconds, for "
                "diagnosis; the record is marked quick and never scored");
   app.add_flag("--json", flags->json, "print the evaluation record as JSON");
-  app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert again");
+  app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert/anchors again");
   app.add_flag("--no-store", flags->no_store, "do not save the result");
   app.add_flag("--no-sandbox", flags->no_sandbox,
                "run candidate workers without the sandbox (the record says so)");
@@ -102,8 +114,13 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
                "GPU. Exit 0 when it built, 1 on a compile error (the compiler's output follows)")
       ->needs(solution);
   return [flags, &global, base_seed] {
-    if (flags->solution.empty() && flags->impl.empty()) {
-      throw std::runtime_error("give --solution FILE or --impl reference|baseline|expert");
+    if (flags->impl.starts_with("anchor:")) {
+      flags->anchor = flags->impl.substr(7);
+      flags->impl.clear();
+    }
+    if (flags->solution.empty() && flags->impl.empty() && flags->anchor.empty()) {
+      throw std::runtime_error(
+          "give --solution FILE, --impl reference|baseline|expert or --anchor NAME");
     }
     const task::Task task = resolve_task(global, flags->task);
     // Before the device check: a language the task refuses is the first thing to fix.
@@ -116,7 +133,14 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       if (!availability.available) return explain_missing_device(task, availability.reason);
     }
     eval::EvaluatorOptions options;
-    options.kind = flags->solution.empty() ? *task::parse_impl_kind(flags->impl) : task::ImplKind::solution;
+    if (!flags->solution.empty()) {
+      options.kind = task::ImplKind::solution;
+    } else if (!flags->anchor.empty()) {
+      options.kind = task::ImplKind::anchor;
+      options.anchor = flags->anchor;
+    } else {
+      options.kind = *task::parse_impl_kind(flags->impl);
+    }
     options.solution = flags->solution;
     if (!flags->workload.empty()) options.workload = flags->workload;
     options.use_cache = !flags->no_cache;

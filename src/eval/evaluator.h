@@ -19,6 +19,7 @@ namespace d2k::eval {
 struct EvaluatorOptions {
   task::ImplKind kind = task::ImplKind::solution;
   std::filesystem::path solution;        // for ImplKind::solution; .py, .cu or .cpp
+  std::string anchor;                    // for ImplKind::anchor: tasks/<task>/anchors/<anchor>.py
   std::optional<std::string> workload;   // only this label
   bool use_cache = true;                 // reuse stored reference/baseline/expert latencies
   // Quick mode: the task's quick_workloads (small shapes), correctness trials only, nothing
@@ -94,6 +95,12 @@ class Evaluator {
   std::string sandbox_summary_;  // from the first candidate worker
   std::optional<std::filesystem::path> unsaved_record_;
 };
+
+// The rules an anchor's static check applies. Anchors are the repository's own library paths:
+// the defaults keep them from reaching the harness as they keep any candidate, but not the
+// task's rules, which forbid exactly the libraries an anchor times; an anchor may also keep a
+// compiled function per shape and import the reference it compiles.
+task::ImplementationRules anchor_rules();
 
 // The language of `file` (by extension) when `task` accepts it; otherwise throws
 // std::runtime_error saying which languages the task accepts.

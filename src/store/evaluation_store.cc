@@ -85,8 +85,8 @@ int64_t EvaluationStore::save(record::EvaluationResult& result) {
 
   Statement evaluation = db_->prepare(
       "INSERT INTO evaluations (created_at, task_id, impl_kind, impl_path, impl_hash, device, "
-      "protocol_version, base_seed, environment_id, passed, build_json, validity_json, mode) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+      "protocol_version, base_seed, environment_id, passed, build_json, validity_json, mode, "
+      "anchor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
   evaluation.bind_text(1, result.created_at);
   evaluation.bind_text(2, result.task_id);
   evaluation.bind_text(3, result.impl_kind);
@@ -111,6 +111,7 @@ int64_t EvaluationStore::save(record::EvaluationResult& result) {
     evaluation.bind_null(12);
   }
   evaluation.bind_text(13, result.mode);
+  evaluation.bind_text(14, result.anchor);
   evaluation.step();
   const int64_t id = db_->last_insert_rowid();
 
@@ -187,7 +188,8 @@ std::optional<record::EvaluationResult> EvaluationStore::load(int64_t id) const 
   Statement evaluation = db_->prepare(
       "SELECT e.created_at, e.task_id, e.impl_kind, e.impl_path, e.impl_hash, e.device, "
       "e.protocol_version, e.base_seed, env.device_name, env.driver, env.cuda, env.torch, "
-      "env.triton, env.python, env.host, env.d2k_version, e.build_json, e.validity_json, e.mode "
+      "env.triton, env.python, env.host, env.d2k_version, e.build_json, e.validity_json, e.mode, "
+      "e.anchor "
       "FROM evaluations e JOIN environments env ON env.id = e.environment_id WHERE e.id = ?1");
   evaluation.bind_int(1, id);
   if (!evaluation.step()) return std::nullopt;
@@ -220,6 +222,7 @@ std::optional<record::EvaluationResult> EvaluationStore::load(int64_t id) const 
     result.sandbox = validity.value("sandbox", "");
   }
   result.mode = evaluation.column_text(18);
+  result.anchor = evaluation.column_text(19);
 
   Statement workloads = db_->prepare("SELECT " + std::string(kWorkloadColumns) +
                                     " FROM workload_results w WHERE w.evaluation_id = ?1 "
@@ -233,7 +236,7 @@ std::optional<record::EvaluationResult> EvaluationStore::load(int64_t id) const 
 std::vector<EvaluationSummary> EvaluationStore::list(const Query& query) const {
   Statement select = db_->prepare(
       "SELECT e.id, e.created_at, e.task_id, e.impl_kind, e.impl_path, e.impl_hash, "
-      "env.device_name, e.passed, "
+      "env.device_name, e.passed, e.anchor, "
       "(SELECT count(*) FROM workload_results w "
       " WHERE w.evaluation_id = e.id AND w.verdict = 'passed'), "
       "(SELECT count(*) FROM workload_results w WHERE w.evaluation_id = e.id) "
@@ -260,8 +263,9 @@ std::vector<EvaluationSummary> EvaluationStore::list(const Query& query) const {
         .impl_hash = select.column_text(5),
         .device_name = select.column_text(6),
         .passed = select.column_int(7) != 0,
-        .workloads_passed = static_cast<int>(select.column_int(8)),
-        .workloads_total = static_cast<int>(select.column_int(9)),
+        .anchor = select.column_text(8),
+        .workloads_passed = static_cast<int>(select.column_int(9)),
+        .workloads_total = static_cast<int>(select.column_int(10)),
     });
   }
   return summaries;

@@ -33,6 +33,7 @@ struct EvaluationSummary {
   std::string impl_hash;
   std::string device_name;
   bool passed = false;
+  std::string anchor;  // the anchor's name for impl_kind "anchor"
   int workloads_passed = 0;
   int workloads_total = 0;
 };

@@ -12,7 +12,7 @@ namespace {
 
 // kMigrations[i] takes a store from schema version i to i + 1, inside one transaction. Append new
 // steps (new tables, new columns); never edit a step that has shipped.
-constexpr std::array<const char*, 7> kMigrations{
+constexpr std::array<const char*, 8> kMigrations{
     R"sql(
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -175,6 +175,10 @@ CREATE INDEX agent_runs_by_task ON agent_runs (task_id, config, created_at, id);
 ALTER TABLE workload_results ADD COLUMN latency_json TEXT;
 ALTER TABLE workload_results ADD COLUMN timing_json TEXT;
 ALTER TABLE evaluations ADD COLUMN mode TEXT NOT NULL DEFAULT 'full';
+)sql",
+    R"sql(
+-- Anchors (docs/results.md): the library path an evaluation of kind 'anchor' timed, by name.
+ALTER TABLE evaluations ADD COLUMN anchor TEXT NOT NULL DEFAULT '';
 )sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(kMigrations.size());

@@ -61,7 +61,7 @@ TEST(StoreCliTest, ARecordTheStoreRefusesIsKeptBesideIt) {
   ASSERT_EQ(kept.size(), 1u) << result.err;
   EXPECT_TRUE(contains(result.err, "its record is in " + kept[0].string())) << result.err;
   const auto record = nlohmann::json::parse(read_file(kept[0]));
-  EXPECT_EQ(record.at("task_id"), "cpu_scale_add");
+  EXPECT_EQ(record.at("task"), "cpu_scale_add");
   EXPECT_EQ(record.at("impl_kind"), "baseline");
   EXPECT_EQ(record.at("workloads").size(), workload_labels("cpu_scale_add").size());
 }
