@@ -33,9 +33,10 @@ def run(q, k_cache, v_cache, block_table, seq_lens, sm_scale, k_scale, v_scale):
     used = torch.arange(max_pages, device=q.device)[None, :] * page_size < lengths
     pages = torch.where(used, block_table.long(), 0).clamp(0, num_pages - 1)
     valid = torch.arange(max_pages * page_size, device=q.device)[None, :] < lengths
-    k = _gather(k_cache, pages, k_scale, q.dtype)  # [batch, h_kv, tokens, head_dim]
-    # Whatever sits past the length (even NaN) must not reach the sum through a zero weight.
-    v = _gather(v_cache, pages, v_scale, q.dtype).masked_fill(~valid[:, None, :, None], 0.0)
+    # Whatever sits past the length (even NaN) must reach neither a score nor the sum.
+    outside = ~valid[:, None, :, None]
+    k = _gather(k_cache, pages, k_scale, q.dtype).masked_fill(outside, 0.0)  # [batch, h_kv, tokens, d]
+    v = _gather(v_cache, pages, v_scale, q.dtype).masked_fill(outside, 0.0)
     mask = valid[:, None, None, :]
     if _ENABLE_GQA:
         out = F.scaled_dot_product_attention(q[:, :, None, :], k, v, attn_mask=mask,
