@@ -33,6 +33,18 @@ Database& Database::operator=(Database&& other) noexcept {
   return *this;
 }
 
+Database Database::in_memory_copy(const Database& file) {
+  Database copy(":memory:");
+  copy.path_ = file.path_;
+  sqlite3_backup* backup = sqlite3_backup_init(copy.db_, "main", file.db_, "main");
+  if (backup == nullptr) throw StoreError("store " + file.path_.string() + ": " + sqlite3_errmsg(copy.db_));
+  sqlite3_backup_step(backup, -1);
+  if (sqlite3_backup_finish(backup) != SQLITE_OK) {
+    throw StoreError("store " + file.path_.string() + ": " + sqlite3_errmsg(copy.db_));
+  }
+  return copy;
+}
+
 void Database::exec(const char* sql) const {
   char* error = nullptr;
   if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {

@@ -24,6 +24,10 @@ class Database {
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
 
+  // A copy of `file` in memory, which reads and writes never reach `file`; path() stays the
+  // file's, for messages.
+  static Database in_memory_copy(const Database& file);
+
   // Runs constant SQL text that takes no values: schema scripts, pragmas, transaction control.
   void exec(const char* sql) const;
   Statement prepare(std::string_view sql) const { return Statement(db_, sql); }

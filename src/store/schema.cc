@@ -252,13 +252,7 @@ Database open_database_read_only(const std::filesystem::path& path) {
   Database file(path, Database::Access::read_only);
   sqlite3_busy_timeout(file.handle(), 10'000);
   if (known_schema_version(file) == kSchemaVersion) return file;
-  Database copy(":memory:");
-  sqlite3_backup* backup = sqlite3_backup_init(copy.handle(), "main", file.handle(), "main");
-  if (backup == nullptr) throw StoreError("store " + path.string() + ": " + sqlite3_errmsg(copy.handle()));
-  sqlite3_backup_step(backup, -1);
-  if (sqlite3_backup_finish(backup) != SQLITE_OK) {
-    throw StoreError("store " + path.string() + ": " + sqlite3_errmsg(copy.handle()));
-  }
+  Database copy = Database::in_memory_copy(file);
   copy.exec("PRAGMA foreign_keys = ON");
   migrate(copy);
   return copy;

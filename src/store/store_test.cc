@@ -481,7 +481,7 @@ TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
     Store::open(store_path());
     FAIL() << "opened a store with a newer schema";
   } catch (const StoreError& error) {
-    EXPECT_NE(std::string(error.what()).find("schema version 8, newer than this d2k knows (7)"),
+    EXPECT_NE(std::string(error.what()).find("schema version 9, newer than this d2k knows (8)"),
               std::string::npos)
         << error.what();
   }
@@ -622,6 +622,20 @@ TEST_F(StoreTest, ListFiltersByImplementationHash) {
   EXPECT_EQ(rows[0].id, b.id);
 }
 
+TEST_F(StoreTest, AnAnchorKeepsItsName) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult anchor = simple_result("t", "anchor", "2026-01-01T00:00:00Z", true);
+  anchor.anchor = "torch_compile";
+  record::EvaluationResult expert = simple_result("t", "expert", "2026-01-01T00:00:01Z", true);
+  store.evaluations().save(anchor);
+  store.evaluations().save(expert);
+  EXPECT_EQ(store.evaluations().load(anchor.id)->anchor, "torch_compile");
+  EXPECT_EQ(store.evaluations().load(expert.id)->anchor, "");
+  const auto listed = store.evaluations().list({.impl_kind = "anchor"});
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].anchor, "torch_compile");
+}
+
 TEST_F(StoreTest, JudgeTableIsAddedToAVersionOneStore) {
   record::EvaluationResult r = simple_result("t", "baseline", "2026-01-01T00:00:00Z", true);
   {
@@ -631,6 +645,7 @@ TEST_F(StoreTest, JudgeTableIsAddedToAVersionOneStore) {
   {
     // Take the file back to version 1: the evaluation tables as they were, no judge table.
     Database db(store_path());
+    db.exec("ALTER TABLE evaluations DROP COLUMN anchor");
     db.exec("ALTER TABLE evaluations DROP COLUMN mode");
     db.exec("ALTER TABLE workload_results DROP COLUMN timing_json");
     db.exec("ALTER TABLE workload_results DROP COLUMN latency_json");

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <functional>
 #include <string>
 
@@ -117,6 +118,14 @@ TEST_F(StoreWritableTest, ReadingOnlyLeavesTheFileByteIdentical) {
   EXPECT_EQ(store.evaluations().list()[0].task_id, "t");
   EXPECT_EQ(util::hash_file(store_path()), before);
   EXPECT_FALSE(fs::exists(dir_ / "store.sqlite-wal"));
+}
+
+TEST_F(StoreWritableTest, ReadingOnlyAStoreOfAnOlderSchemaMigratesACopyInMemory) {
+  { std::ofstream create(store_path()); }  // an empty file: schema version 0
+  const Store store = Store::open_read_only(store_path());
+  EXPECT_TRUE(store.evaluations().list().empty());
+  EXPECT_EQ(store.path(), store_path());
+  EXPECT_EQ(fs::file_size(store_path()), 0u);
 }
 
 TEST_F(StoreWritableTest, ReadingOnlyAMissingStoreCreatesNone) {
