@@ -23,7 +23,7 @@ std::string formats_help() {
   const auto& registry = report::RendererRegistry::instance();
   std::string help;
   for (const auto& name : registry.names()) {
-    help += fmt::format("{:<6}{}\n", name, registry.description(name));
+    help += fmt::format("{:<8}{}\n", name, registry.description(name));
   }
   return help;
 }
@@ -46,7 +46,7 @@ std::function<int()> define_report(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--run", flags->filter.runs, "only these agent runs (ids)");
   app.add_option("--device", flags->filter.device,
                  "device of the fixed rows (default: that of the newest passed baseline)");
-  app.add_option("--format", flags->format, "md, csv, json or html (see --list-formats)")
+  app.add_option("--format", flags->format, "md, csv, json, html or results (see --list-formats)")
       ->check(CLI::IsMember(report::RendererRegistry::instance().names()));
   app.add_option("--output", flags->output, "write to this file instead of stdout");
   app.add_option("--table", flags->table, "csv: only this table (table1, ..., task:<id>)");

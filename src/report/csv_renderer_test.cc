@@ -76,7 +76,7 @@ TEST_F(RenderersTest, JsonIsTheDataModel) {
 
 TEST(RendererRegistryTest, ListsEveryFormatAndRejectsOthers) {
   const auto& registry = RendererRegistry::instance();
-  EXPECT_EQ(registry.names(), (std::vector<std::string>{"md", "csv", "json", "html"}));
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"md", "csv", "json", "html", "results"}));
   EXPECT_FALSE(registry.description("html").empty());
   EXPECT_THROW(registry.get("pdf"), std::invalid_argument);
 }

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "report/results_page_builder.h"
 #include "score/judge_scores.h"
 #include "score/performance.h"
 #include "score/trajectory.h"
@@ -124,6 +125,7 @@ class Builder {
     fill_figure3();
     fill_figure4();
     fill_task_views();
+    report_.results = build_results_page(store_, filter_.tasks, filter_.device);
     return std::move(report_);
   }
 
