@@ -21,7 +21,7 @@ kernel that only reads every logit once (split rows, one max per slice), the dat
 exact sampler can avoid. --batch-scan times the expert and the one-read floor on the first
 workload's setting at other batch sizes, which shows where the per-row latency stops being
 hidden. --source checks and times another native sampler in the expert's place (the designs
-measured in docs/results/ are kept there). --phases builds it with -DD2K_PHASE_TIMES and prints,
+measured earlier are in git history, docs/history.md). --phases builds it with -DD2K_PHASE_TIMES and prints,
 per workload, the mean cycles of each phase its profiling build counts (a source without one
 says so). Exits with status 1 on any failure.
 

@@ -5,8 +5,8 @@
 WORKLOAD is a part of a workload label (b64, b128, b256). The sampler is built as check.py builds
 it, called five times to warm up, then CALLS times between cudaProfilerStart and Stop, so
 `ncu --profile-from-start off` sees only those calls. --lineinfo builds with source lines, so that
-compute-sanitizer names them (tools/gpu_check.sh's `sanitize` step). The measurements in docs/results.md
-(2026-12-01) were taken with these commands, through a copy of this driver, from the repository root
+compute-sanitizer names them (tools/gpu_check.sh's `sanitize` step). The measurements of 2026-12-01
+(docs/history.md) were taken with these commands, through a copy of this driver, from the repository root
 on the GPU machine:
 
     K='regex:chunk_kernel|decide_kernel|verify_kernel'
