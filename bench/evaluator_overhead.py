@@ -3,6 +3,7 @@ time the protocol itself needs (the timed samples plus the checked calls), and w
 went (docs/timing.md, "Where an evaluation's time goes").
 
     python3 bench/evaluator_overhead.py RECORD.json [RECORD.json ...]
+    python3 bench/evaluator_overhead.py --json RECORD.json [...] > results/h200-overhead.json
 
 Records from before the per-phase breakdown existed carry no irreducible time; for them it is
 estimated as the samples' total plus one call per correctness check at the measured latency
@@ -23,19 +24,29 @@ def irreducible(workload):
     return samples + checks, False
 
 
-def main(paths):
-    print(f"{'task':<24} {'impl':<9} {'workload':<34} {'wall s':>8} {'needed s':>9} {'ratio':>6}  phases")
+def rows(paths):
+    """One row per workload of every record."""
+    out = []
     for path in paths:
         record = json.load(open(path))
-        total_wall = 0.0
         for w in record["workloads"]:
             needed, exact = irreducible(w)
-            total_wall += w.get("wall_seconds", 0.0)
-            ratio = w["wall_seconds"] / needed if needed > 0 else float("nan")
-            phases = " ".join(f"{k}={v:.1f}" for k, v in sorted(w.get("phases", {}).items()) if v >= 0.05)
-            print(f"{record['task'][:24]:<24} {record['impl_kind']:<9} {w['workload'][:34]:<34} "
-                  f"{w['wall_seconds']:8.1f} {needed:9.1f} {ratio:6.2f}{'' if exact else ' est'}  {phases}")
-        print(f"{record['task'][:24]:<24} {record['impl_kind']:<9} {'(all workloads)':<34} {total_wall:8.1f}")
+            out.append({"task": record["task"], "impl": record["impl_kind"], "workload": w["workload"],
+                        "wall_s": w["wall_seconds"], "irreducible_s": needed, "exact": exact,
+                        "phases": {k: v for k, v in sorted(w.get("phases", {}).items()) if v >= 0.05}})
+    return out
+
+
+def main(arguments):
+    if arguments and arguments[0] == "--json":
+        json.dump(rows(arguments[1:]), sys.stdout, indent=1)
+        return
+    print(f"{'task':<24} {'impl':<9} {'workload':<34} {'wall s':>8} {'needed s':>9} {'ratio':>6}  phases")
+    for r in rows(arguments):
+        ratio = r["wall_s"] / r["irreducible_s"] if r["irreducible_s"] > 0 else float("nan")
+        phases = " ".join(f"{k}={v:.1f}" for k, v in r["phases"].items())
+        print(f"{r['task'][:24]:<24} {r['impl']:<9} {r['workload'][:34]:<34} {r['wall_s']:8.1f} "
+              f"{r['irreducible_s']:9.1f} {ratio:6.2f}{'' if r['exact'] else ' est'}  {phases}")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Harness overhead per call, on the GPU machine: the same one-kernel candidate (the gpu_scale_add
+# Harness overhead per call, on a GPU host: the same one-kernel candidate (the gpu_scale_add
 # fixture's Triton kernel, 4096 elements, launch-bound) timed three ways:
 #   1. bare: bench/bare_launch.py, no harness (eager launches, and a plain CUDA graph);
 #   2. d2k eval --timing events: the full pipeline, Python run() per call;

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev               # tests
   chromium                                # tests: the HTML report loads without console errors
   python3-torch python3-numpy             # the CPU end-to-end tests run real PyTorch
+  slurmctld slurmd slurm-client munge     # tests: the sweep's slurm executor on a one-node Slurm
 )
 missing=()
 for package in "${packages[@]}"; do

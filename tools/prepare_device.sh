@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Prepares what the GPU machine needs to build d2k: it reaches no package registry, so the
-# Debian packages that provide d2k's headers and static libraries are downloaded here and
-# unpacked into .device/root (ignored by git), which a device run carries and points CMake at
-# with -DCMAKE_PREFIX_PATH=$PWD/.device/root/usr. Python, PyTorch, Triton, pybind11 and CUDA are
-# already on that machine.
+# Prepares what a GPU host without access to package mirrors needs to build d2k: the Debian
+# packages that provide d2k's headers and static libraries are downloaded here and unpacked into
+# .device/root (ignored by git); copied to the GPU host with the checkout, the GPU check points
+# CMake at it (-DCMAKE_PREFIX_PATH=$PWD/.device/root/usr). Python, PyTorch, Triton, pybind11 and
+# CUDA must already be on that host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +21,6 @@ if [ -z "${D2K_SKIP_APT_UPDATE:-}" ]; then apt-get update -qq; fi
 (cd .device/debs && apt-get download -qq "${packages[@]}")
 for deb in .device/debs/*.deb; do dpkg -x "$deb" .device/root; done
 rm -rf .device/debs .device/root/usr/share/doc
-# d2k links OpenSSL as a shared library; its static archives would only weigh on every device run.
+# d2k links OpenSSL as a shared library; its static archives would only weigh on every copy.
 rm -f .device/root/usr/lib/*/libssl.a .device/root/usr/lib/*/libcrypto.a
 du -sh .device/root

@@ -19,6 +19,11 @@ export D2K_REQUIRE_CHROMIUM=1
 # The CUDA toolkit's nvcc builds every native exploit and the tasks' CUDA C++ candidates; in CI
 # those tests must not skip.
 export D2K_REQUIRE_NVCC=1
+# Slurm (installed above) runs the slurm sweep executor's test on a one-node cluster that the
+# test starts itself (tools/slurm/start.sh); in CI it must not skip.
+export D2K_REQUIRE_SLURM=1
 tools/build.sh
+# The GPU check's Python module (tools/gpucheck/), with the system interpreter.
+/usr/bin/python3 -m unittest discover -s tools/gpucheck -t tools -p 'test_*.py'
 cd build
 ctest --output-on-failure -j "$(nproc)" --timeout 600

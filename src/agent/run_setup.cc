@@ -6,6 +6,7 @@
 
 #include "agent/run_session.h"
 #include "agent/workspace_stager.h"
+#include "util/temp_dir.h"
 
 namespace d2k::agent {
 
@@ -27,11 +28,7 @@ std::filesystem::path new_run_folder(const Environment& environment, const std::
   } else {
     throw std::runtime_error("neither XDG_STATE_HOME nor HOME is set: give --workspace");
   }
-  const fs::path parent = state / "d2k" / "agent-runs";
-  fs::create_directories(parent);
-  std::string pattern = (parent / (task_id + "-XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a folder in " + parent.string());
-  return pattern;
+  return util::make_unique_dir(state / "d2k" / "agent-runs", task_id + "-");
 }
 
 PreparedRun prepare_run(store::AgentStore& store, const task::Task& task, GuidanceConfig config,

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "sandbox/sandbox.h"
+#include "sandbox/system_view.h"
 
 namespace d2k::agent {
 
@@ -41,6 +42,9 @@ sandbox::Policy SandboxedCommandRunner::agent_policy(const std::filesystem::path
   sandbox::Policy policy;
   policy.hidden.push_back(workspace_in_suite || suite == suite.root_path() ? task : suite);
   if (!store_path.empty()) policy.hide_database(store_path);
+  policy.hide_repositories(task);
+  policy.hide_repositories(workspace);
+  policy.minimal_root = sandbox::minimal_root_from(sandbox::host_facts());
   const double cores = std::max(1u, std::thread::hardware_concurrency());
   policy.limits.cpu_seconds = static_cast<rlim_t>(3600 * cores);
   policy.limits.file_bytes = rlim_t{16} << 30;

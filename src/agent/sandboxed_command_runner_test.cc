@@ -60,6 +60,18 @@ TEST_F(SandboxedCommandRunnerTest, NoTasksExpertCriteriaOrTheStoreIsReadable) {
   EXPECT_NE(result.output.find("done"), std::string::npos) << result.output;
 }
 
+// The repository's history holds every task's expert; `git -C <repo> show` once read them.
+TEST_F(SandboxedCommandRunnerTest, NeitherTheRepositoryNorTheHostsSecretsAreReadable) {
+  write_text(folder_.path() / ".git" / "objects" / "answer", "from the history");
+  const auto result = run("cat " + (folder_.path() / ".git/objects/answer").string() +
+                              " /etc/shadow 2>/dev/null; ls /root /home 2>/dev/null; echo done",
+                          workspace_);
+  ASSERT_TRUE(result.exited) << result.output;
+  EXPECT_EQ(result.output.find("from the history"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("root:"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("done"), std::string::npos) << result.output;
+}
+
 TEST_F(SandboxedCommandRunnerTest, AWorkspaceInsideTheSuiteHidesOnlyTheTask) {
   const fs::path inside = suite_ / "workspaces" / "ws";
   write_text(inside / "solution.py", "inside");

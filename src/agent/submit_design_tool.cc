@@ -4,6 +4,7 @@
 
 #include "agent/workspace_path.h"
 #include "agent/workspace_stager.h"
+#include "util/bounded_json.h"
 #include "util/text.h"
 
 namespace d2k::agent {
@@ -33,8 +34,8 @@ mcp::ToolResult SubmitDesignTool::call(const nlohmann::json& arguments, std::sto
   }
   nlohmann::json design;
   try {
-    design = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
+    design = util::parse_bounded_json(text);
+  } catch (const util::JsonInputError& error) {
     return mcp::ToolResult::error(std::string("the design is not JSON: ") + error.what());
   }
   nlohmann::json violations = nlohmann::json::array();

@@ -15,6 +15,7 @@
 #include "agent/tool_set.h"
 #include "agent/write_tool.h"
 #include "store/store.h"
+#include "util/hostile_text_test_util.h"
 
 namespace d2k::agent {
 namespace {
@@ -346,6 +347,23 @@ TEST_F(SubmitToolTest, SubmitDesignListsEveryViolationAndKeepsAValidDesign) {
   EXPECT_TRUE(fs::exists(workspace_ / "model_design.json"));
   EXPECT_FALSE(submit_design.call(json::object(), {}).is_error);  // reads the kept file
   EXPECT_EQ(agent_store_.events(session.run().id, std::string(kDesignSubmissionEvent)).size(), 3u);
+}
+
+// A bounded random-input test of the design reader: whatever a design holds (random bytes,
+// nesting far past the depth limit, a valid design with bytes changed), submit_design answers
+// with a tool error or keeps it, never a crash.
+TEST_F(SubmitToolTest, HostileDesignsGetAnErrorNeverACrash) {
+  RunSession session(agent_store_, new_run(10));
+  SubmitDesignTool submit_design(workspace_, session);
+  const std::string valid = read_text(fs::path(D2K_SOURCE_DIR) / "tasks/muon_orthogonalization/guidance.json");
+  util::HostileText hostile(5);
+  int refused = 0;
+  constexpr int kRounds = 300;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string text = hostile.next(valid);
+    if (submit_design.call({{"content", text}}, {}).is_error) ++refused;
+  }
+  EXPECT_GT(refused, kRounds / 2);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ const std::vector<Command>& commands() {
       {"validate-guidance", "check tasks' guidance.json against the design schema",
        define_validate_guidance},
       {"eval", "evaluate an implementation of a task", define_eval},
+      {"profile", "run one workload's calls under Nsight Compute or compute-sanitizer",
+       define_profile},
       {"results", "query stored evaluations", define_results},
       {"judge", "score an implementation or a design with an LLM judge", define_judge},
       {"report", "render the paper's tables and figures from the store", define_report},
@@ -20,6 +22,9 @@ const std::vector<Command>& commands() {
       {"reason-codes", "list every reason code with its verdict (Markdown)", define_reason_codes},
       {"agent", "run a coding agent on a task through the MCP tools", define_agent},
       {"mcp", "serve the agent tools over MCP (stdio)", define_mcp},
+      {"sweep", "run a plan's grid of evaluations and agent runs, locally or on Slurm",
+       define_sweep},
+      {"store", "merge stores (import)", define_store},
       {"worker", "internal: run one evaluation worker", define_worker},
   };
   return table;

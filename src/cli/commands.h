@@ -15,6 +15,7 @@ std::function<int()> define_tasks(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_show(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_validate_guidance(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_profile(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_results(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_judge(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_report(CLI::App& app, const GlobalOptions& global);
@@ -24,6 +25,8 @@ std::function<int()> define_reason_codes(CLI::App& app, const GlobalOptions& glo
 std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global);
 std::function<int()> define_worker(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_sweep(CLI::App& app, const GlobalOptions& global);
+std::function<int()> define_store(CLI::App& app, const GlobalOptions& global);
 
 std::filesystem::path tasks_root(const GlobalOptions& global);
 // A task id in the tasks folder, or a path to a task folder.

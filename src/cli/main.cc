@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error);
+    // CLI11 numbers each kind of usage error (105, 108, ...); d2k's are all one status. --help
+    // and --version are no error.
+    return app.exit(error) == 0 ? 0 : kExitUsage;
   }
   try {
     return selected();

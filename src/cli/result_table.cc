@@ -14,6 +14,23 @@ std::string format_seconds(double seconds) {
   return fmt::format("{:.1f} ns", seconds * 1e9);
 }
 
+namespace {
+
+// The largest error, or what was wrong where no error could be measured: an output of another
+// dtype or shape, or NaN where the reference is finite, has no meaningful distance.
+std::string error_column(const record::WorkloadResult& w, double worst) {
+  if (w.trials.empty()) return "-";
+  for (const auto& [reason, label] : {std::pair{"output_dtype", "dtype"}, {"output_shape", "shape"},
+                                      {"nonfinite", "NaN/Inf"}, {"output_count", "count"},
+                                      {"output_type", "type"}, {"output_device", "device"},
+                                      {"state_count", "count"}}) {
+    if (w.reason_code == reason) return label;
+  }
+  return fmt::format("{:.2e}", worst);
+}
+
+}  // namespace
+
 std::string format_sol_percent(const std::optional<record::SpeedOfLight>& sol) {
   if (!sol || !std::isfinite(sol->fraction)) return "-";
   return fmt::format("{:.1f}%", 100.0 * sol->fraction);
@@ -78,7 +95,7 @@ std::string render_evaluation(const record::EvaluationResult& result) {
     std::string reason = w.reason_code;
     if (w.from_cache) reason = "(cached)";
     out += fmt::format("{:<32} {:<13} {:>10} {:>12} {:>8} {:>9} {:>7}  {}\n", w.workload,
-                       record::to_string(w.verdict), w.trials.empty() ? "-" : fmt::format("{:.2e}", worst),
+                       record::to_string(w.verdict), error_column(w, worst),
                        mean, cv, samples, format_sol_percent(w.sol), reason);
   }
   for (const auto& w : result.workloads) {

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "task/input_parameters.h"
 #include "task/task_error.h"
 #include "task/task_loader.h"
 
@@ -30,8 +31,11 @@ std::function<int()> define_tasks(CLI::App&, const GlobalOptions& global) {
     for (const auto& dir : task::find_task_dirs(root)) {
       try {
         const task::Task task = task::load_task(dir);
+        const std::vector<std::string> problems = task::unread_parameters(task);
+        if (!problems.empty()) ++broken;
         fmt::print("{:<34} {:<5} {:>9}  {}\n", task.id, task::to_string(task.evaluation.device),
-                   task.workloads.size(), task.title);
+                   task.workloads.size(),
+                   problems.empty() ? task.title : "task_error: " + fmt::format("{}", fmt::join(problems, "; ")));
       } catch (const task::TaskError& error) {
         ++broken;
         fmt::print("{:<34} {:<5} {:>9}  invalid: {}\n", dir.filename().string(), "-", "-",
@@ -79,6 +83,7 @@ std::function<int()> define_show(CLI::App& app, const GlobalOptions& global) {
       params.erase("specialization_params");
       fmt::print("  {:<32} {}\n", workload.label, params.dump());
     }
+    for (const auto& problem : task::unread_parameters(task)) fmt::print("  task_error: {}\n", problem);
     fmt::print("\nrequirements:\n");
     for (const auto& line : task.requirements) fmt::print("  - {}\n", line);
     return kExitPassed;

@@ -40,11 +40,17 @@ Checkup run_checkup() {
   checkup.toolchain = survey_toolchain(inputs, run_program);
 
   record::Environment& environment = checkup.environment;
-  environment.driver = version_of(checkup.toolchain, "driver");
+  // In the form the workers report them (src/worker/worker.cc, announce), so that the doctor's
+  // ceilings and the evaluations of the same stack share one environment row.
   environment.cuda = version_of(checkup.toolchain, "cuda");
+  environment.driver = version_of(checkup.toolchain, "driver");
+  if (!environment.driver.empty() && !environment.cuda.empty()) {
+    environment.driver += " (CUDA " + environment.cuda + ")";
+  }
   environment.torch = version_of(checkup.toolchain, "torch");
   environment.triton = version_of(checkup.toolchain, "triton");
   environment.python = version_of(checkup.toolchain, "python");
+  if (environment.python.starts_with("Python ")) environment.python.erase(0, 7);
   environment.d2k_version = D2K_VERSION;
   char host[256] = {};
   gethostname(host, sizeof host - 1);

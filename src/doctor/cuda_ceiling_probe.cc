@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "runtime/buffer.h"
+#include "util/temp_dir.h"
 
 namespace d2k::doctor {
 namespace {
@@ -157,9 +158,8 @@ def triton_write(x, y, partial):
 )py";
 
 std::filesystem::path write_scripts() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "d2k-doctor-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create " + pattern);
-  const std::filesystem::path dir = pattern;
+  const std::filesystem::path dir =
+      util::make_unique_dir(std::filesystem::temp_directory_path(), "d2k-doctor-");
   std::ofstream(dir / "ceiling_inputs.py") << kInputsSource;
   std::ofstream(dir / "ceiling_probes.py") << kProbesSource;
   return dir;
@@ -212,7 +212,8 @@ record::Ceiling CudaCeilingProbe::best(const std::vector<Way>& ways, double unit
 record::Ceiling CudaCeilingProbe::best_of_scripts(const nlohmann::json& inputs,
                                                   const std::vector<ScriptWay>& scripts,
                                                   double units_per_call, std::vector<Way> ways) {
-  const int handle = session_.make_arguments(inputs);
+  std::vector<std::string> unread;  // the probe's own inputs: every key is read or ignored
+  const int handle = session_.make_arguments(inputs, {}, unread);
   for (const ScriptWay& way : scripts) ways.push_back(script(way.source, way.function, handle));
   const record::Ceiling ceiling = best(ways, units_per_call);
   session_.release_arguments(handle);

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "protocol/tensor_file.h"
+#include "util/temp_dir.h"
 
 namespace d2k::eval {
 namespace {
@@ -41,16 +42,6 @@ task::Tolerance tolerance(double rel_norm_rtol, double atol = 0.0, double rtol =
 
 class ComparisonTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "d2k-comparison-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
   // Writes `bytes` to a fresh file and describes it as a tensor named "out".
   TensorFile tensor(const std::string& dtype, std::vector<int64_t> shape,
                     const std::vector<std::byte>& bytes, bool on_device = false) {
@@ -72,7 +63,8 @@ class ComparisonTest : public ::testing::Test {
     return tensor("bfloat16", {static_cast<int64_t>(bits.size())}, bytes_of(bits));
   }
 
-  fs::path dir_;
+  util::TempDir temp_{"d2k-comparison-"};
+  fs::path dir_ = temp_.path();
   int counter_ = 0;
 };
 

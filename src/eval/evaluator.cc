@@ -1,5 +1,7 @@
 #include "eval/evaluator.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -19,11 +21,14 @@
 #include "eval/worker_session.h"
 #include "eval/workload_judge.h"
 #include "runtime/cuda_driver.h"
-#include "timing/method_registry.h"
+#include "sandbox/system_view.h"
+#include "task/input_parameters.h"
 #include "store/unsaved_record.h"
+#include "timing/method_registry.h"
 #include "util/hash.h"
 #include "util/text.h"
 #include "validity/candidate_check.h"
+#include "util/temp_dir.h"
 
 namespace d2k::eval {
 namespace {
@@ -47,25 +52,50 @@ std::string cpu_model() {
   return "cpu";
 }
 
-// A scratch folder that disappears with the evaluation, tensors and logs included.
+// A scratch folder that disappears with the evaluation, tensors and logs included. Its lock,
+// held while it is in use, is released by the kernel however d2k ends: a folder whose lock can
+// be taken was left by a killed run, and the next one removes it.
 class ScratchDir {
  public:
   explicit ScratchDir(const std::filesystem::path& root) {
     std::filesystem::create_directories(root);
-    std::string pattern = (root / "d2k-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create scratch in " + root.string());
-    path_ = pattern;
+    remove_stale(root);
+    path_ = util::make_unique_dir(root, "d2k-");
+    // Locked before it gets its name, so that no other run ever sees it unlocked.
+    const auto unnamed = path_ / ".lock.new";
+    lock_ = open(unnamed.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock_ >= 0 && flock(lock_, LOCK_EX) == 0) std::filesystem::rename(unnamed, path_ / kLock);
   }
   ~ScratchDir() {
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
+    if (lock_ >= 0) close(lock_);
   }
   ScratchDir(const ScratchDir&) = delete;  // owns the folder
   ScratchDir& operator=(const ScratchDir&) = delete;
   const std::filesystem::path& path() const { return path_; }
 
  private:
+  static constexpr const char* kLock = ".lock";
+
+  static void remove_stale(const std::filesystem::path& root) {
+    std::error_code error;
+    for (auto it = std::filesystem::directory_iterator(root, error);
+         !error && it != std::filesystem::end(it); it.increment(error)) {
+      const auto& folder = it->path();
+      if (folder.filename().string().rfind("d2k-", 0) != 0) continue;
+      const int lock = open((folder / kLock).c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (lock < 0) continue;  // not a scratch folder, or not ours to judge
+      if (flock(lock, LOCK_EX | LOCK_NB) == 0) {
+        std::error_code ignored;
+        std::filesystem::remove_all(folder, ignored);
+      }
+      close(lock);
+    }
+  }
+
   std::filesystem::path path_;
+  int lock_ = -1;
 };
 
 std::filesystem::path default_scratch_root() {
@@ -256,7 +286,7 @@ record::EvaluationResult Evaluator::run() {
         options_.kind == task::ImplKind::anchor ? anchor_rules() : task_.rules);
   }
   // A stored latency stands in only when it was measured the same way.
-  const bool cacheable = options_.use_cache && !options_.quick &&
+  const bool cacheable = options_.use_cache && !options_.quick && options_.profile_calls == 0 &&
                          options_.kind != task::ImplKind::solution && !options_.timing_method &&
                          !options_.cache_policy && !options_.stopping && !options_.base_seed;
   const auto& workloads = options_.quick ? task_.quick_workloads : task_.workloads;
@@ -374,6 +404,10 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
     policy.hidden.push_back(hidden);
   }
   if (!options_.store_path.empty()) policy.hide_database(options_.store_path);
+  policy.hide_repositories(task_dir);
+  policy.hide_repositories(std::filesystem::absolute(implementation_).parent_path());
+  policy.minimal_root = sandbox::minimal_root_from(sandbox::host_facts());
+  policy.minimal_root->tmp = scratch / "tmp";
   // Other evaluations' scratch folders share the root, and the reference's outputs sit beside
   // the candidate's folder; only the candidate's own folder stays visible.
   const auto root = std::filesystem::absolute(options_.scratch_root);
@@ -392,6 +426,9 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
       std::ceil(task_.evaluation.workload_timeout_seconds * cores * workloads.size()));
   policy.limits.file_bytes = rlim_t{16} << 30;  // far above any task's largest tensor file
   policy.limits.processes = 4096;               // threads count: BLAS and CUDA start many
+  // Half the machine: the reference worker and d2k itself keep room beside the candidate.
+  policy.limits.memory_bytes =
+      static_cast<rlim_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) / 2;
   return policy;
 }
 
@@ -419,7 +456,7 @@ protocol::Setup Evaluator::worker_setup(protocol::WorkerRole role,
   setup.scratch = scratch;
   // The reference defines the operator and is not audited; a CPU task has no device to trace.
   setup.audit_calls = !reference && options_.kind != task::ImplKind::reference &&
-                      options_.kind != task::ImplKind::anchor &&
+                      options_.kind != task::ImplKind::anchor && options_.profile_calls == 0 &&
                       spec.device == task::Device::cuda;
   return setup;
 }
@@ -439,6 +476,11 @@ void Evaluator::start_workers(Workers& workers) {
         "candidate", worker_setup(protocol::WorkerRole::candidate, scratch),
         [this, scratch, &workers]() -> std::unique_ptr<WorkerProcess> {
           const auto log = workers.scratch.path() / "candidate.log";
+          if (!options_.candidate_launcher.empty()) {
+            sandbox_summary_ = "sandbox disabled (profiling)";
+            return WorkerProcess::start(options_.worker_binary, log, nullptr, {},
+                                        options_.candidate_launcher);
+          }
           if (!options_.sandbox) {
             sandbox_summary_ = "sandbox disabled (--no-sandbox)";
             return WorkerProcess::start(options_.worker_binary, log);
@@ -448,11 +490,14 @@ void Evaluator::start_workers(Workers& workers) {
           const sandbox::Policy policy = candidate_policy(scratch);
           auto process = WorkerProcess::start(options_.worker_binary, log, &policy,
                                               {{"TMPDIR", (scratch / "tmp").string()},
+                                               {"HOME", scratch.string()},
                                                {"TRITON_CACHE_DIR", (scratch / "triton").string()},
                                                {"TRITON_HOME", (scratch / "triton").string()}});
           if (sandbox_summary_.empty()) sandbox_summary_ = process->sandbox_report().summary();
           return process;
-        });
+        },
+        // A profiler writes its report after the worker exits.
+        options_.candidate_launcher.empty() ? kExitGrace : std::chrono::seconds(300));
   }
 }
 
@@ -465,11 +510,13 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   const std::string prefix = fmt::format("[{}/{}] {}", index + 1, workloads.size(), workload.label);
   const TrialPlan plan =
       make_trial_plan(base_seed_, static_cast<int>(index), spec.correctness_trials);
-  const bool timed = !options_.quick;
+  const bool timed = !options_.quick && options_.profile_calls == 0;
 
   // Quick: the trials before timing. Full: those, the last timed call, and the after-timing trial.
   const int expected_trials = spec.correctness_trials + (timed ? 2 : 0);
-  WorkloadJudge judge(task_, workload.label, expected_trials, timed);
+  // A profile leaves out the distribution check's draws: thousands of calls under the tool.
+  const bool profiled = options_.profile_calls > 0;
+  WorkloadJudge judge(task_, workload.label, expected_trials, timed, !profiled);
   const Limits limits{spec.call_timeout_seconds,
                       started + std::chrono::milliseconds(
                                     static_cast<long long>(spec.workload_timeout_seconds * 1000))};
@@ -488,8 +535,11 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   message.config = task_.fixed_params;
   for (const auto& [key, value] : workload.params.items()) message.config[key] = value;
   message.time_calls = timed;
+  message.profile_calls = options_.profile_calls;
   message.peak_aux_bytes = workload.peak_aux_bytes;
+  message.unread_allowed = task::parameters_not_for_inputs(task_);
   configure_distribution_check(task_, workload, message);
+  if (profiled) message.distribution_draws = 0;
 
   // A worker that did not end with Done or a Failure message: the workload's verdict says how.
   const auto judge_ending = [&](WorkerSession& session, bool reference, Ending ending,
@@ -535,8 +585,13 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
         } else if (event == protocol::Targets::kEvent) {
           judged([&] { judge.add_reference_targets(protocol::decode<protocol::Targets>(received)); });
         } else if (event == protocol::Failure::kEvent) {
-          judge.fail(record::Verdict::harness_error, "reference_failed",
-                     protocol::decode<protocol::Failure>(received).message);
+          // The task's own failure keeps its verdict and reason; any other is d2k's.
+          const auto failure = protocol::decode<protocol::Failure>(received);
+          if (record::parse_verdict(failure.verdict) == record::Verdict::task_error) {
+            judge.fail(record::Verdict::task_error, failure.reason_code, failure.message);
+          } else {
+            judge.fail(record::Verdict::harness_error, "reference_failed", failure.message);
+          }
         } else if (event == protocol::Done::kEvent) {
           const auto done = protocol::decode<protocol::Done>(received);
           add_phases(phases, done);
@@ -585,7 +640,12 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
             if (phase == "audit") note(prefix + ": audit call");
           } else if (event == protocol::Failure::kEvent) {
             const auto failure = protocol::decode<protocol::Failure>(received);
-            judge.fail(record::parse_verdict(failure.verdict), failure.reason_code, failure.message);
+            if (record::parse_verdict(failure.verdict) == record::Verdict::task_error) {
+              // The reference made the same inputs: the candidate changed what they depend on.
+              judge.fail(record::Verdict::runtime_error, "candidate_inputs", failure.message);
+            } else {
+              judge.fail(record::parse_verdict(failure.verdict), failure.reason_code, failure.message);
+            }
           } else if (event == protocol::Done::kEvent) {
             const auto done = protocol::decode<protocol::Done>(received);
             add_phases(phases, done);
@@ -595,6 +655,9 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
         detail);
     phases["start"] += workers.candidate->start_seconds();
     judge_ending(*workers.candidate, false, ending, detail);
+    // A candidate that failed a workload may have left work behind in its process (a thread that
+    // launches later, a cache, corrupted memory): the next workload gets a fresh worker.
+    if (judge.failed()) workers.candidate->end_worker();
   }
 
   const double wall_s = seconds_since(started);

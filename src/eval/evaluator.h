@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <stop_token>
 #include <string>
+#include <vector>
 
 #include "native/builder.h"
 #include "protocol/messages.h"
@@ -34,6 +35,11 @@ struct EvaluatorOptions {
   std::function<void(const std::string&)> progress;  // one line per phase
   bool sandbox = true;  // run candidate workers in the sandbox (docs/protocol.md, "Sandbox")
   std::filesystem::path store_path;  // hidden from candidate workers; empty when there is none
+  // `d2k profile` (docs/profiling.md): nothing timed or audited; the candidate worker runs
+  // unsandboxed under `candidate_launcher` (a profiler's command line, the worker's following
+  // it) and makes `profile_calls` calls after its correctness trials.
+  int profile_calls = 0;
+  std::vector<std::string> candidate_launcher;
   // When requested, the running worker is killed and run() throws EvaluationCancelled; nothing
   // is stored.
   std::stop_token stop;

@@ -15,7 +15,6 @@ using Clock = std::chrono::steady_clock;
 // How often a waiting orchestrator looks at its stop token.
 constexpr double kStopPollSeconds = 0.25;
 // How long a worker told to exit may take before it is killed.
-constexpr auto kExitGrace = std::chrono::seconds(10);
 constexpr size_t kLogTail = 8 * 1024;
 
 double seconds_between(Clock::time_point from, Clock::time_point to) {
@@ -24,8 +23,10 @@ double seconds_between(Clock::time_point from, Clock::time_point to) {
 
 }  // namespace
 
-WorkerSession::WorkerSession(std::string name, protocol::Setup setup, Start start)
-    : name_(std::move(name)), setup_(std::move(setup)), start_(std::move(start)) {}
+WorkerSession::WorkerSession(std::string name, protocol::Setup setup, Start start,
+                             std::chrono::seconds exit_grace)
+    : name_(std::move(name)), setup_(std::move(setup)), start_(std::move(start)),
+      exit_grace_(exit_grace) {}
 
 WorkerSession::~WorkerSession() { close(); }
 
@@ -57,9 +58,9 @@ void WorkerSession::end_worker() {
 
 void WorkerSession::close() {
   if (!worker_) return;
+  const auto deadline = Clock::now() + exit_grace_;
   try {
     send(protocol::encode(protocol::Exit{}));
-    const auto deadline = Clock::now() + kExitGrace;
     nlohmann::json ignored;
     while (Clock::now() < deadline) {
       const auto status = worker_->channel().receive(ignored, std::chrono::milliseconds(250));
@@ -68,6 +69,10 @@ void WorkerSession::close() {
   } catch (const std::exception&) {
     // A worker that cannot be told to exit is killed below all the same.
   }
+  // The channel closes when the worker exits; the process it was started as (a profiler, say)
+  // may still be finishing.
+  worker_->wait_for(std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::max(deadline - Clock::now(), Clock::duration::zero())));
   end_worker();
 }
 

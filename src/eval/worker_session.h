@@ -13,6 +13,9 @@
 
 namespace d2k::eval {
 
+// How long a worker told to exit may take before it is killed.
+inline constexpr std::chrono::seconds kExitGrace{10};
+
 // How a workload's run on a worker ended.
 enum class Ending { done, failed, crashed, timed_out, workload_timed_out, rejected, cancelled };
 
@@ -24,8 +27,8 @@ struct Limits {
 
 // One worker process serving the workloads of one evaluation (docs/protocol.md, "Processes"):
 // started when the first workload needs it, kept across workloads, and replaced by a fresh one
-// after any workload that did not end with Done (a failure, a crash, a time limit), so nothing a
-// failed workload left behind reaches the next.
+// after any workload that did not end with Done (a failure, a crash, a time limit) or that the
+// evaluator judged failed (end_worker), so nothing a failed workload left behind reaches the next.
 class WorkerSession {
  public:
   // Starts a worker process; the session sends it the Setup and a channel token.
@@ -33,7 +36,10 @@ class WorkerSession {
   // Called with every message of a workload; may answer through send().
   using OnMessage = std::function<void(const nlohmann::json& message)>;
 
-  WorkerSession(std::string name, protocol::Setup setup, Start start);
+  // `exit_grace`: how long close() lets a worker end by itself (longer under a profiler, which
+  // writes its report once the worker has exited).
+  WorkerSession(std::string name, protocol::Setup setup, Start start,
+                std::chrono::seconds exit_grace = kExitGrace);
   ~WorkerSession();
   WorkerSession(const WorkerSession&) = delete;  // owns a process
   WorkerSession& operator=(const WorkerSession&) = delete;
@@ -58,13 +64,15 @@ class WorkerSession {
   const sandbox::Report* sandbox_report() const;
   // Asks a running worker to exit and reaps it.
   void close();
+  // Kills the running worker and reaps it; the next run starts a fresh one.
+  void end_worker();
 
  private:
-  void end_worker();
 
   std::string name_;
   protocol::Setup setup_;
   Start start_;
+  std::chrono::seconds exit_grace_;
   std::unique_ptr<WorkerProcess> worker_;
   bool ready_ = false;  // the running worker has announced itself
   double start_seconds_ = 0.0;

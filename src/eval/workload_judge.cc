@@ -9,9 +9,9 @@
 namespace d2k::eval {
 
 WorkloadJudge::WorkloadJudge(const task::Task& task, std::string workload, int expected_trials,
-                             bool timed)
+                             bool timed, bool draws)
     : task_(task), workload_(std::move(workload)), expected_trials_(expected_trials),
-      timed_(timed) {}
+      timed_(timed), draws_expected_(draws) {}
 
 std::vector<WorkloadJudge::ReferenceTensor> WorkloadJudge::take_reference(
     const std::vector<TensorFile>& files) {
@@ -269,7 +269,7 @@ record::WorkloadResult WorkloadJudge::finish(double wall_seconds) {
            fmt::format("the worker reported {} of {} trials", trials_.size(), expected_trials_));
     } else if (timed_ && !latency_) {
       fail(record::Verdict::harness_error, "no_latency", "the worker reported no latency");
-    } else if (!task_.evaluation.distribution_checks.empty() && !draws_checked_) {
+    } else if (draws_expected_ && !task_.evaluation.distribution_checks.empty() && !draws_checked_) {
       fail(record::Verdict::harness_error, "draws_missing",
            "the worker reported no draws for the distribution check");
     }

@@ -27,8 +27,10 @@ using protocol::TensorFile;
 // reported, before the candidate worker starts: the candidate can neither read nor overwrite them.
 class WorkloadJudge {
  public:
-  // `timed`: the workload's calls are timed (not --quick), so a latency must come.
-  WorkloadJudge(const task::Task& task, std::string workload, int expected_trials, bool timed);
+  // `timed`: the workload's calls are timed (not --quick), so a latency must come. `draws`: a
+  // task with a distribution check gets the candidate's draws (all but `d2k profile`).
+  WorkloadJudge(const task::Task& task, std::string workload, int expected_trials, bool timed,
+                bool draws = true);
 
   void add_reference_trial(const protocol::Trial& message);
   // A task with a distribution check: the reference's target of one trial (probabilities and
@@ -82,6 +84,7 @@ class WorkloadJudge {
   std::optional<int64_t> workspace_bytes_;
   std::map<int, ReferenceTrial> reference_;
   std::map<int, std::vector<ReferenceTensor>> targets_;  // per trial: probabilities, support
+  bool draws_expected_;
   bool draws_checked_ = false;
   std::vector<record::TrialCheck> trials_;
   std::optional<record::Latency> latency_;

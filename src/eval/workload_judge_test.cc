@@ -13,6 +13,7 @@
 
 #include "protocol/messages.h"
 #include "protocol/tensor_file.h"
+#include "util/temp_dir.h"
 
 namespace d2k::eval {
 namespace {
@@ -67,9 +68,6 @@ record::Latency some_latency() {
 class WorkloadJudgeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "d2k-judge-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     task_.id = "scale_add";
     task_.evaluation.arguments = {"x", "y", "alpha"};
     task_.evaluation.outputs = {"out"};
@@ -79,11 +77,6 @@ class WorkloadJudgeTest : public ::testing::Test {
     task_.tolerance.atol = 1e-6;
     task_.tolerance.rtol = 1e-6;
   }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-
   // A stateful task: run(state, x, decay) updates state in place.
   void make_stateful() {
     task_.evaluation.arguments = {"state", "x", "decay"};
@@ -145,7 +138,8 @@ class WorkloadJudgeTest : public ::testing::Test {
   }
 
   task::Task task_;
-  fs::path dir_;
+  util::TempDir temp_{"d2k-judge-"};
+  fs::path dir_ = temp_.path();
   int counter_ = 0;
 };
 

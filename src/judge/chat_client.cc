@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "judge/response_schema.h"
+#include "util/bounded_json.h"
 #include "util/text.h"
 
 namespace d2k::judge {
@@ -51,7 +52,7 @@ std::optional<double> parse_retry_after(const std::string& text) {
 // The error message of an OpenAI-style error body, else the body itself, bounded.
 std::string describe(const HttpResponse& response) {
   if (response.status == 0) return "no response (" + response.error + ")";
-  const json body = json::parse(response.body, nullptr, false);
+  const json body = util::parse_bounded_json_or_discarded(response.body);
   if (!body.is_discarded() && body.is_object() && body.contains("error")) {
     const json& error = body["error"];
     if (error.is_object() && error.contains("message") && error["message"].is_string()) {
@@ -82,7 +83,7 @@ record::TokenUsage read_usage(const json& body) {
 }
 
 Completion read_completion(const std::string& text) {
-  const json body = json::parse(text, nullptr, false);
+  const json body = util::parse_bounded_json_or_discarded(text);
   if (body.is_discarded() || !body.is_object()) {
     throw JudgeError("the endpoint answered 200 with a body that is not a JSON object: " +
                      util::bounded(text, kErrorBodyBytes));

@@ -17,6 +17,7 @@
 #include "judge/judge.h"
 #include "task/task_loader.h"
 #include "util/hash.h"
+#include "util/temp_dir.h"
 
 namespace d2k::judge {
 namespace {
@@ -156,14 +157,10 @@ json bad_quote_impl() {
 class JudgeLoopback : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "d2k_judge_test_XXXXXX");
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     solution_ = dir_ / "solution.py";
     std::ofstream(solution_) << kSolution;
     store_.emplace(store::Store::open(dir_ / "store.sqlite"));
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   Judge make_judge(double read_timeout_s = 5.0, int max_retries = 3) {
     return Judge(TemplateSet::load(TemplateSet::default_dir()),
@@ -180,7 +177,8 @@ class JudgeLoopback : public ::testing::Test {
   const task::Task task_ =
       task::load_task(std::filesystem::path(D2K_SOURCE_DIR) / "tasks" / "cpu_demo_softmax");
   LoopbackServer server_;
-  std::filesystem::path dir_;
+  util::TempDir temp_{"d2k_judge_test_"};
+  std::filesystem::path dir_ = temp_.path();
   std::filesystem::path solution_;
   std::optional<store::Store> store_;
   std::vector<double> sleeps_;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "judge/response_schema.h"
+#include "util/bounded_json.h"
 
 namespace d2k::judge {
 namespace {
@@ -117,7 +118,7 @@ std::optional<json> parse_reply(std::string_view reply, std::vector<std::string>
                ? std::string_view()
                : trim(text.substr(first_newline + 1, text.size() - 3 - first_newline - 1));
   }
-  json parsed = json::parse(text, nullptr, false);
+  json parsed = util::parse_bounded_json_or_discarded(text);
   if (parsed.is_discarded()) {
     errors.push_back("the reply is not valid JSON; answer with one JSON object and nothing else");
     return std::nullopt;
@@ -298,7 +299,7 @@ Verification verify_reply(std::string_view reply, record::JudgeKind kind,
 }  // namespace
 
 DesignText::DesignText(std::string raw) : raw_(std::move(raw)) {
-  const json parsed = json::parse(raw_, nullptr, false);
+  const json parsed = util::parse_bounded_json_or_discarded(raw_);
   if (!parsed.is_discarded()) collect_strings(parsed, strings_);
 }
 

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "native/command.h"
+#include "util/temp_dir.h"
 
 namespace d2k::native {
 namespace {
@@ -35,13 +36,9 @@ std::string read(const fs::path& file) {
 class FakeCompilerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "d2k_builder_test_XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     source_ = dir_ / "candidate.cpp";
     write_source("int x;\n");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   void write_source(const std::string& text) const { std::ofstream(source_) << text; }
 
@@ -76,7 +73,8 @@ class FakeCompilerTest : public ::testing::Test {
   fs::path log() const { return dir_ / "compiles.log"; }
   fs::path cache() const { return dir_ / "cache"; }
 
-  fs::path dir_;
+  util::TempDir temp_{"d2k_builder_test_"};
+  fs::path dir_ = temp_.path();
   fs::path source_;
 };
 

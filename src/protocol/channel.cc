@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "util/bounded_json.h"
+
 namespace d2k::protocol {
 namespace {
 
@@ -51,7 +53,7 @@ Channel::Status Channel::receive(nlohmann::json& message, std::chrono::milliseco
     if (newline != std::string::npos) {
       const std::string line = buffer_.substr(0, newline);
       buffer_.erase(0, newline + 1);
-      message = nlohmann::json::parse(line, nullptr, false);
+      message = util::parse_bounded_json_or_discarded(line, {.max_bytes = kMaxLineBytes});
       if (message.is_discarded() || !message.is_object()) {
         message = {{"reason", "a line on the result channel is not a JSON object"}};
         return Status::rejected;

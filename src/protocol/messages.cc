@@ -103,7 +103,9 @@ void to_json(nlohmann::json& j, const Workload& v) {
        {"time_calls", v.time_calls},
        {"distribution_output", v.distribution_output},
        {"distribution_seed_index", v.distribution_seed_index},
-       {"distribution_draws", v.distribution_draws}};
+       {"distribution_draws", v.distribution_draws},
+       {"profile_calls", v.profile_calls},
+       {"unread_allowed", v.unread_allowed}};
   j["peak_aux_bytes"] = v.peak_aux_bytes ? nlohmann::json(*v.peak_aux_bytes) : nlohmann::json();
 }
 
@@ -121,6 +123,8 @@ void from_json(const nlohmann::json& j, Workload& v) {
   v.distribution_output = j.at("distribution_output").get<std::string>();
   v.distribution_seed_index = j.at("distribution_seed_index").get<int>();
   v.distribution_draws = j.at("distribution_draws").get<int>();
+  v.profile_calls = j.at("profile_calls").get<int>();
+  v.unread_allowed = j.value("unread_allowed", std::vector<std::string>{});
 }
 
 void to_json(nlohmann::json& j, const AuditDecision& v) { j = {{"proceed", v.proceed}}; }

@@ -80,6 +80,12 @@ struct Workload {
   std::string distribution_output;
   int distribution_seed_index = -1;
   int distribution_draws = 0;
+  // `d2k profile` (time_calls false): after the trials, a warm-up call and this many calls on the
+  // last trial's inputs between cuProfilerStart and cuProfilerStop, each in an NVTX range.
+  int profile_calls = 0;
+  // Keys of `config` that get_inputs need not read (the label, metadata, the names the task's
+  // formulas use); any other key it never reads is a task error (`task_parameter`).
+  std::vector<std::string> unread_allowed;
 };
 
 // The answer to a candidate's fresh-call Audit: time the calls, or stop the workload here.

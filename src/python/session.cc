@@ -40,6 +40,54 @@ def format_exception(exc, _format=traceback.format_exception):
 def to_python(text, _loads=json.loads):
     return _loads(text)
 
+class ReadKeys(dict):
+    """A workload's config that records which of its keys get_inputs reads; taking them all at
+    once (iterating, copying, unpacking) counts as reading every one."""
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.read = set()
+        self.all_read = False
+    def __getitem__(self, key):
+        self.read.add(key)
+        return super().__getitem__(key)
+    def get(self, key, default=None):
+        self.read.add(key)
+        return super().get(key, default)
+    def __contains__(self, key):
+        self.read.add(key)
+        return super().__contains__(key)
+    def pop(self, key, *default):
+        self.read.add(key)
+        return super().pop(key, *default)
+    def setdefault(self, key, default=None):
+        self.read.add(key)
+        return super().setdefault(key, default)
+    def _everything(self, method):
+        self.all_read = True
+        return method()
+    def keys(self):
+        return self._everything(super().keys)
+    def items(self):
+        return self._everything(super().items)
+    def values(self):
+        return self._everything(super().values)
+    def __iter__(self):
+        return self._everything(super().__iter__)
+    def copy(self):
+        return self._everything(super().copy)
+    def __reduce_ex__(self, protocol):
+        self.all_read = True
+        return dict, (dict(super().items()),)
+
+def make_inputs(get_inputs, text, ignored, _loads=json.loads, _keys=dict.keys):
+    """get_inputs on the config in `text`; returns its values and the config keys (other than
+    `ignored`) it never read."""
+    config = ReadKeys(_loads(text))
+    arguments = get_inputs(config)
+    if config.all_read:
+        return arguments, []
+    return arguments, sorted(k for k in _keys(config) if k not in config.read and k not in ignored)
+
 try:
     import torch
     import torch.utils.dlpack
@@ -140,6 +188,7 @@ struct Session::State {
   py::object capture;
   py::object format_exception;
   py::object to_python;
+  py::object make_inputs;
   py::object stream;  // torch.cuda.ExternalStream around the harness stream
   // torch.cuda.memory_allocated, reset_peak_memory_stats, max_memory_allocated
   py::object memory_allocated;
@@ -195,6 +244,7 @@ Session::Session(const SessionOptions& options) : state_(std::make_unique<State>
     state_->to_dlpack = state_->harness.attr("TO_DLPACK");
     state_->format_exception = state_->harness.attr("format_exception");
     state_->to_python = state_->harness.attr("to_python");
+    state_->make_inputs = state_->harness.attr("make_inputs");
     if (state_->to_dlpack.is_none()) throw std::runtime_error("PyTorch is not importable");
     if (options.use_cuda) {
       state_->stream = state_->harness.attr("use_stream")(options.stream);
@@ -245,11 +295,16 @@ void Session::load_implementation(const std::filesystem::path& file,
   state_->implementation_module = module;
 }
 
-int Session::make_arguments(const nlohmann::json& config) {
+int Session::make_arguments(const nlohmann::json& config, const std::vector<std::string>& ignored,
+                            std::vector<std::string>& unread) {
   try {
-    py::object arguments = state_->get_inputs(state_->to_python(config.dump()));
+    py::list names;
+    for (const auto& name : ignored) names.append(name);
+    const py::tuple made = state_->make_inputs(state_->get_inputs, config.dump(), py::set(names));
     const int handle = state_->next_handle++;
-    state_->arguments.emplace(handle, py::list(arguments));
+    state_->arguments.emplace(handle, py::list(made[0]));
+    unread.clear();
+    for (const py::handle key : made[1]) unread.push_back(py::str(key).cast<std::string>());
     return handle;
   } catch (const py::error_already_set& error) {
     throw std::runtime_error("get_inputs failed:\n" + state_->describe(error));

@@ -80,8 +80,10 @@ class Session {
   void load_implementation(const std::filesystem::path& file,
                            const std::filesystem::path& import_dir = {});
 
-  // Calls get_inputs(config) and keeps the argument list; returns its handle.
-  int make_arguments(const nlohmann::json& config);
+  // Calls get_inputs(config) and keeps the argument list; returns its handle. `unread` gets the
+  // config's keys (other than `ignored`) that get_inputs never looked at.
+  int make_arguments(const nlohmann::json& config, const std::vector<std::string>& ignored,
+                     std::vector<std::string>& unread);
   void release_arguments(int handle);
   size_t argument_count(int handle) const;
   // The argument's tensor, or nullopt for a non-tensor (a static scalar).

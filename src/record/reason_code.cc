@@ -13,6 +13,9 @@ const std::vector<ReasonCode>& reason_codes() {
       {"cuda_error", runtime_error,
        "a traceback mentions a CUDA error, or a driver call made by d2k failed (for example, "
        "synchronizing after an illegal address)"},
+      {"candidate_inputs", runtime_error,
+       "`get_inputs` failed in the candidate's worker after it worked in the reference's: the "
+       "candidate changed something the inputs depend on"},
       {"compile_error", runtime_error,
        "a native candidate did not compile; the message holds the compiler's output"},
       {"worker_crashed", crashed,
@@ -104,10 +107,13 @@ const std::vector<ReasonCode>& reason_codes() {
       {"cached_work", invalid,
        "runtime audit: calls on an input set the timed calls used ran less than a quarter of "
        "the kernel time of a call on fresh inputs"},
-      // The task's or d2k's own failures: never the candidate's.
-      {"task_inputs", harness_error,
+      // The task's own failures: never the candidate's, and kept out of its scores.
+      {"task_inputs", task_error,
        "`get_inputs.py` failed to load or raised, returned the wrong number of values, or "
        "returned tensors that cannot be refilled in place"},
+      {"task_parameter", task_error,
+       "a workload passes a parameter that `get_inputs` never reads (a misspelled or stale name)"},
+      // d2k's own failures: never the candidate's.
       {"reference_failed", harness_error,
        "the reference worker reported any failure; its own reason code is replaced by this one"},
       {"reference_crashed", harness_error,

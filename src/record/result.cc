@@ -9,7 +9,7 @@
 namespace d2k::record {
 namespace {
 
-constexpr util::EnumNames<Verdict, 7> kVerdictNames{{
+constexpr util::EnumNames<Verdict, 8> kVerdictNames{{
     {Verdict::passed, "passed"},
     {Verdict::incorrect, "incorrect"},
     {Verdict::runtime_error, "runtime_error"},
@@ -17,6 +17,7 @@ constexpr util::EnumNames<Verdict, 7> kVerdictNames{{
     {Verdict::timed_out, "timed_out"},
     {Verdict::invalid, "invalid"},
     {Verdict::harness_error, "harness_error"},
+    {Verdict::task_error, "task_error"},
 }};
 
 }  // namespace

@@ -27,7 +27,8 @@ enum class Verdict {
   crashed,        // the worker process died (signal or unexpected exit)
   timed_out,      // a call or the workload exceeded its time limit
   invalid,        // broke an implementation rule (wrong type, mutated a read-only input, ...)
-  harness_error,  // d2k itself or the task failed; not the candidate's fault
+  harness_error,  // d2k itself failed; not the candidate's fault
+  task_error,     // the task is broken (its inputs module, its workloads); not the candidate's fault
 };
 
 std::string to_string(Verdict verdict);

@@ -278,6 +278,17 @@ class Builder {
                fmt::format("d2k eval {} --impl baseline on the run's device", task)});
           continue;
         }
+        // A broken task says nothing about the candidate: it is not scored as a failure.
+        if (final_submission != nullptr &&
+            std::any_of(final_submission->workloads.begin(), final_submission->workloads.end(),
+                        [](const auto& w) { return w.verdict == record::Verdict::task_error; })) {
+          scores.unscorable.push_back(task);
+          report_.missing.push_back(
+              {fmt::format("run {} ({}) ended in a task error: the task, not the candidate, failed",
+                           run.id, group_label(group.model, group.config)),
+               fmt::format("fix tasks/{} (d2k show {}), then evaluate the submission again", task, task)});
+          continue;
+        }
         scores.outcomes.push_back(outcome(task, final_submission, *baseline, fixed.expert));
       }
       scored_.push_back(std::move(scores));

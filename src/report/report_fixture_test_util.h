@@ -17,28 +17,12 @@
 #include "record/result.h"
 #include "store/database.h"
 #include "store/store.h"
+#include "util/temp_dir.h"
 
 namespace d2k::report::testing {
 
 // A fresh folder that disappears with the object.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "d2k_report_test_XXXXXX");
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ScratchDir = util::TempDir;
 
 // One workload of a fixture evaluation: latency in milliseconds, a failing verdict when
 // `passed` is false, and T_SOL in milliseconds when given.

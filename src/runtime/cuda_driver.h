@@ -8,6 +8,7 @@
 
 #ifdef D2K_HAVE_CUDA
 #include <cuda.h>
+#include <cudaProfiler.h>
 #endif
 
 namespace d2k::runtime {

@@ -13,12 +13,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <grp.h>
+
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "sandbox/cgroup.h"
+#include "sandbox/minimal_root.h"
 
 namespace d2k::sandbox {
 namespace {
@@ -76,9 +87,6 @@ bool mask_filesystem(const Policy& policy, Report& report) {
     report.unavailable.push_back("filesystem: " + failure(what));
     return false;
   };
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return fail("making the mounts private");
-  }
   // Opened before anything is covered, so that paths inside a masked folder can be put back.
   std::vector<fs::path> kept = policy.writable;
   kept.insert(kept.end(), policy.readable.begin(), policy.readable.end());
@@ -139,8 +147,9 @@ bool mask_filesystem(const Policy& policy, Report& report) {
 }
 
 // Without capabilities, the program cannot unmount the masks, remount anything writable, or
-// read other processes' memory; SECBIT_NOROOT keeps exec from giving them back to uid 0.
-bool drop_capabilities(Report& report) {
+// read other processes' memory; SECBIT_NOROOT keeps exec from giving them back to uid 0. With
+// `become`, the ids change to it between dropping the bounding set and clearing the rest.
+bool drop_capabilities(Report& report, std::optional<uid_t> become) {
   for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) {
     if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
       report.unavailable.push_back(failure("filesystem: dropping capability " + std::to_string(cap)));
@@ -154,6 +163,14 @@ bool drop_capabilities(Report& report) {
     report.unavailable.push_back(failure("filesystem: setting the secure bits"));
     return false;
   }
+  if (become) {
+    if (setgroups(0, nullptr) != 0 || setresgid(*become, *become, *become) != 0 ||
+        setresuid(*become, *become, *become) != 0) {
+      report.unavailable.push_back(failure("unprivileged: changing to uid " + std::to_string(*become)));
+      return false;
+    }
+    report.unprivileged = true;
+  }
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2] = {};
   if (syscall(SYS_capset, &header, data) != 0) {
@@ -166,25 +183,97 @@ bool drop_capabilities(Report& report) {
 bool set_limit(int resource, const std::optional<rlim_t>& value, const char* name, Report& report) {
   if (!value) return true;
   const rlimit limit{*value, *value};
-  if (setrlimit(resource, &limit) == 0) return true;
+  if (setrlimit(resource, &limit) == 0) {
+    report.limits_in_force.push_back(fmt::format("{} {}", name, *value));
+    return true;
+  }
   report.unavailable.push_back(failure(std::string("limits: ") + name));
   return false;
 }
 
+// The id the kernel shows for unmapped users ("nobody"): owns nothing on the host.
+uid_t overflow_uid() {
+  std::ifstream in("/proc/sys/kernel/overflowuid");
+  uid_t uid = 65534;
+  in >> uid;
+  return uid;
+}
+
+// Whether a process without privileges could read `path` itself (in a minimal root, the
+// folders above it are the tree's own, open to all).
+bool others_can_read(const fs::path& path) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) return false;
+  const mode_t need = S_ISDIR(info.st_mode) ? (S_IROTH | S_IXOTH) : S_IROTH;
+  return (info.st_mode & need) == need;
+}
+
+// Hands the writable folders, with what they hold, to `uid`.
+void hand_over(const Policy& policy, uid_t uid) {
+  std::vector<fs::path> folders = policy.writable;
+  if (policy.minimal_root && !policy.minimal_root->tmp.empty()) folders.push_back(policy.minimal_root->tmp);
+  for (const auto& folder : folders) {
+    std::error_code error;
+    lchown(folder.c_str(), uid, uid);
+    for (auto it = fs::recursive_directory_iterator(folder, error); !error && it != fs::end(it);
+         it.increment(error)) {
+      lchown(it->path().c_str(), uid, uid);
+    }
+  }
+}
+
+// As the host's root in a minimal root, the program takes the overflow id, once it can still
+// read what it is given; elsewhere it stays who it is, and the report says why.
+std::optional<uid_t> unprivileged_id(const Policy& policy, Mode mode, uid_t uid, Report& report) {
+  if (uid != 0) {
+    report.unprivileged = true;  // the invoking user's own id, with no capability on the host
+    return std::nullopt;
+  }
+  if (mode != Mode::host_root || !report.minimal_root) {
+    report.unavailable.push_back("unprivileged: runs as the host's root (without capabilities), "
+                                 "since only a minimal root hides what root may read");
+    return std::nullopt;
+  }
+  for (const auto& path : policy.readable) {
+    if (!others_can_read(path)) {
+      report.unavailable.push_back("unprivileged: " + path.string() +
+                                   " is not readable by other users, so the program keeps uid 0 "
+                                   "(without capabilities)");
+      return std::nullopt;
+    }
+  }
+  const uid_t nobody = overflow_uid();
+  hand_over(policy, nobody);
+  return nobody;
+}
+
+// The parent-death signal, then a check that the parent did not end before it was set.
+void die_with(int signal, pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, signal, 0, 0, 0);
+  if (getppid() != parent) _exit(127);
+}
+
 [[noreturn]] void become_program(const Policy& policy, Mode mode, uid_t uid, Report& report,
-                                 int report_fd, const std::function<void()>& exec) {
+                                 int report_fd, const std::function<void()>& exec, pid_t parent,
+                                 bool in_cgroup) {
   bool limits = set_limit(RLIMIT_CPU, policy.limits.cpu_seconds, "RLIMIT_CPU", report);
   limits = set_limit(RLIMIT_FSIZE, policy.limits.file_bytes, "RLIMIT_FSIZE", report) && limits;
   limits = set_limit(RLIMIT_NPROC, policy.limits.processes, "RLIMIT_NPROC", report) && limits;
-  if (policy.limits.processes && uid == 0) {
+  // CUDA reserves address space by the terabyte, so RLIMIT_AS would stop any GPU program;
+  // RLIMIT_DATA counts only the writable private memory a program actually asks for.
+  if (!in_cgroup) limits = set_limit(RLIMIT_DATA, policy.limits.memory_bytes, "RLIMIT_DATA", report) && limits;
+  const std::optional<uid_t> become = unprivileged_id(policy, mode, uid, report);
+  if (policy.limits.processes && uid == 0 && !become) {
     // The kernel exempts the host's root from RLIMIT_NPROC, in any namespace.
     report.unavailable.push_back(
         "limits: RLIMIT_NPROC is not enforced, since the program runs as the host's root");
     limits = false;
   }
   report.limits = limits;
-  if (mode != Mode::none && !drop_capabilities(report)) report.filesystem = false;
+  if (mode != Mode::none && !drop_capabilities(report, become)) report.filesystem = false;
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  // After the ids changed: a change of credentials clears the parent-death signal.
+  die_with(SIGKILL, parent);
   const std::string line = nlohmann::json(report).dump() + "\n";
   [[maybe_unused]] const ssize_t written = write(report_fd, line.data(), line.size());
   close(report_fd);
@@ -208,29 +297,133 @@ bool set_limit(int resource, const std::optional<rlim_t>& value, const char* nam
   _exit(WIFEXITED(raw) ? WEXITSTATUS(raw) : 127);
 }
 
+// Every process below this one, from the parents /proc names.
+std::vector<pid_t> descendants() {
+  std::multimap<pid_t, pid_t> children;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return {};
+  while (const dirent* entry = readdir(proc)) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (pid <= 0) continue;
+    std::ifstream in(std::string("/proc/") + entry->d_name + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto name_end = stat.rfind(')');  // the name may hold spaces and parentheses
+    if (name_end == std::string::npos) continue;
+    char state = 0;
+    pid_t parent = 0;
+    if (std::sscanf(stat.c_str() + name_end + 1, " %c %d", &state, &parent) == 2) {
+      children.emplace(parent, pid);
+    }
+  }
+  closedir(proc);
+  std::vector<pid_t> found{getpid()};
+  for (size_t i = 0; i < found.size(); ++i) {
+    const auto [first, last] = children.equal_range(found[i]);
+    for (auto it = first; it != last; ++it) found.push_back(it->second);
+  }
+  found.erase(found.begin());
+  return found;
+}
+
+// As a child subreaper, this process inherits every orphan below it: kills them all, and those
+// they start meanwhile, until none is left.
+void end_descendants() {
+  while (true) {
+    const std::vector<pid_t> left = descendants();
+    for (const pid_t pid : left) kill(pid, SIGKILL);
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    if (left.empty() && waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD) return;
+    usleep(10'000);
+  }
+}
+
+volatile sig_atomic_t parent_ended = 0;
+
+// Without namespaces: this process stays between the parent and the program as a subreaper, so
+// that whatever the program starts (even in a session of its own) ends with it, or with the
+// parent when the parent dies first.
+[[noreturn]] void watch_program(const Policy& policy, uid_t uid, Report& report, int report_fd,
+                                const std::function<void()>& exec, pid_t parent, bool in_cgroup) {
+  struct sigaction on_hangup {};
+  on_hangup.sa_handler = [](int) { parent_ended = 1; };
+  sigaction(SIGHUP, &on_hangup, nullptr);
+  die_with(SIGHUP, parent);
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  const pid_t watcher = getpid();
+  const pid_t program = fork();
+  if (program == 0) {
+    signal(SIGHUP, SIG_DFL);
+    if (report.enabled) become_program(policy, Mode::none, uid, report, report_fd, exec, watcher, in_cgroup);
+    close(report_fd);
+    die_with(SIGKILL, watcher);
+    exec();
+    _exit(127);
+  }
+  close(report_fd);
+  int raw = 127 << 8;
+  while (program > 0 && !parent_ended) {
+    if (waitpid(program, &raw, 0) == program) break;
+    if (errno != EINTR) break;
+  }
+  end_descendants();
+  if (parent_ended) _exit(127);
+  end_like(raw);
+}
+
 [[noreturn]] void run_child(const Policy& policy, int report_fd, const std::function<void()>& setup,
-                            const std::function<void()>& exec) {
+                            const std::function<void()>& exec, pid_t parent, const Cgroup* cgroup) {
   setup();
   const uid_t uid = geteuid();
   Report report;
   report.enabled = true;
+  const bool in_cgroup = cgroup != nullptr && [&] {
+    std::ofstream procs(cgroup->procs());
+    procs << getpid();
+    procs.flush();
+    return static_cast<bool>(procs);
+  }();
+  if (in_cgroup) report.limits_in_force.push_back(fmt::format("memory.max {}", cgroup->memory_bytes()));
+  if (cgroup != nullptr && !in_cgroup) report.unavailable.push_back("memory: entering the cgroup failed");
   const Mode mode = enter_namespaces(policy, uid, getegid(), report);
-  if (mode == Mode::none) become_program(policy, mode, uid, report, report_fd, exec);
+  if (mode == Mode::none) watch_program(policy, uid, report, report_fd, exec, parent, in_cgroup);
+  // With namespaces, the program's whole tree lives in a PID namespace, which ends with its init.
+  die_with(SIGKILL, parent);
   report.network = policy.isolate_network;
-  report.filesystem = mask_filesystem(policy, report);
+  const bool mounts_private = mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+  if (!mounts_private) report.unavailable.push_back(failure("filesystem: making the mounts private"));
 
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) _exit(127);
+  const pid_t supervisor = getpid();
   const pid_t init = fork();
   if (init == 0) {
-    // pid 1 of the new PID namespace: a /proc of its own, then the program as pid 2.
+    // pid 1 of the new PID namespace: its parent is outside it, so whether the parent is still
+    // there shows on the status pipe, which breaks when the parent ends.
     close(status_pipe[0]);
-    report.process_view = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
-    if (!report.process_view) report.unavailable.push_back(failure("process view: mounting /proc"));
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    pollfd pipe_state{status_pipe[1], POLLOUT, 0};
+    if (poll(&pipe_state, 1, 0) < 0 || (pipe_state.revents & POLLERR) != 0) _exit(127);
+    // The filesystem is set up here, in the PID namespace, so its /proc can be mounted into it.
+    const fs::path staging = "/tmp";
+    if (mounts_private && policy.minimal_root) {
+      report.minimal_root = build_root(policy, staging, report) && enter_root(staging, report);
+      if (!report.minimal_root) {
+        report.unavailable.push_back("minimal root: not built; the host's tree is shown, masked");
+      }
+    }
+    if (report.minimal_root) {
+      report.filesystem = true;
+    } else {
+      report.filesystem = mounts_private && mask_filesystem(policy, report);
+      report.process_view =
+          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+      if (!report.process_view) report.unavailable.push_back(failure("process view: mounting /proc"));
+    }
     const pid_t program = fork();
     if (program == 0) {
       close(status_pipe[1]);
-      become_program(policy, mode, uid, report, report_fd, exec);
+      become_program(policy, mode, uid, report, report_fd, exec, 1, in_cgroup);
     }
     close(report_fd);
     int raw = 127 << 8;
@@ -246,6 +439,7 @@ bool set_limit(int resource, const std::optional<rlim_t>& value, const char* nam
     [[maybe_unused]] const ssize_t written = write(status_pipe[1], &raw, sizeof raw);
     _exit(0);
   }
+  (void)supervisor;
   close(status_pipe[1]);
   close(report_fd);
   int raw = 127 << 8;
@@ -275,8 +469,12 @@ std::string read_all(int fd) {
 
 Spawned spawn(const Policy& policy, const std::function<void()>& setup,
               const std::function<void()>& exec) {
+  std::shared_ptr<Cgroup> cgroup;
+  std::string no_cgroup;
+  if (policy.limits.memory_bytes) cgroup = Cgroup::create(*policy.limits.memory_bytes, no_cgroup);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(failure("pipe2"));
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) {
     const std::string reason = failure("fork");
@@ -286,36 +484,55 @@ Spawned spawn(const Policy& policy, const std::function<void()>& setup,
   }
   if (pid == 0) {
     close(fds[0]);
-    run_child(policy, fds[1], setup, exec);
+    run_child(policy, fds[1], setup, exec, parent, cgroup.get());
   }
   close(fds[1]);
   const std::string text = read_all(fds[0]);
   close(fds[0]);
-  Spawned spawned{pid, {}};
+  Spawned spawned{pid, {}, cgroup};
   spawned.report.enabled = true;
   try {
     spawned.report = nlohmann::json::parse(text).get<Report>();
   } catch (const nlohmann::json::exception&) {
     spawned.report.unavailable.push_back("the sandboxed program did not start");
   }
+  if (policy.limits.memory_bytes && !cgroup) {
+    spawned.report.unavailable.push_back("memory: no cgroup (" + no_cgroup + "), RLIMIT_DATA instead");
+  }
   return spawned;
 }
 
 Spawned spawn_unsandboxed(const std::function<void()>& setup, const std::function<void()>& exec) {
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(failure("fork"));
   if (pid == 0) {
     setup();
-    exec();
-    _exit(127);
+    Report report;  // not enabled: the program gets no protection, only the watcher
+    watch_program({}, geteuid(), report, -1, exec, parent, false);
   }
-  return {pid, {}};
+  return {pid, {}, nullptr};
 }
 
 RunResult run_sandboxed(const std::string& command, const fs::path& workspace, Policy policy,
                         double timeout_seconds, size_t output_limit, std::stop_token stop) {
   const fs::path folder = fs::absolute(workspace);
   policy.writable.push_back(folder);
+  // A minimal root has no /tmp of the host's: the command gets one of its own, removed after it.
+  fs::path tmp;
+  if (policy.minimal_root && policy.minimal_root->tmp.empty()) {
+    std::string pattern = (fs::temp_directory_path() / "d2k-command-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error(failure("mkdtemp"));
+    tmp = pattern;
+    policy.minimal_root->tmp = tmp;
+  }
+  struct RemoveTmp {
+    fs::path path;
+    ~RemoveTmp() {
+      std::error_code ignored;
+      if (!path.empty()) fs::remove_all(path, ignored);
+    }
+  } remove_tmp{tmp};
   int output[2];
   if (pipe2(output, O_CLOEXEC) != 0) throw std::runtime_error(failure("pipe2"));
   Spawned spawned;
@@ -328,6 +545,10 @@ RunResult run_sandboxed(const std::string& command, const fs::path& workspace, P
           dup2(devnull, STDIN_FILENO);
           dup2(output[1], STDOUT_FILENO);
           dup2(output[1], STDERR_FILENO);
+          if (policy.minimal_root) {
+            setenv("TMPDIR", policy.minimal_root->tmp.c_str(), 1);
+            setenv("HOME", policy.minimal_root->tmp.c_str(), 1);
+          }
         },
         [&] {
           // After the mounts: a working folder taken earlier would still be the read-only one.

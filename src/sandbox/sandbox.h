@@ -9,14 +9,22 @@
 // as the host's root by dropping every capability. What could not be applied is said in the
 // Report, never silently skipped.
 //
+// Where a minimal root is asked for (policy.h), the filesystem holds only what the policy lists;
+// as the host's root, the program then runs as the overflow id ("nobody"). Memory is bounded by a
+// cgroup where one can be made, else by RLIMIT_DATA.
+//
 // Process layout: the pid returned is a small supervisor outside the new PID namespace; inside
 // it, an init process (pid 1) reaps and the program runs as pid 2, so that signals it sends
 // itself behave as usual. The supervisor ends the way the program ended (same exit status, or
-// the same signal), and killing the supervisor's process group kills all three.
+// the same signal), and killing the supervisor's process group kills all three. Each layer dies
+// with its parent (PR_SET_PDEATHSIG), and the PID namespace ends with its init, so a killed
+// caller leaves nothing running. Without namespaces the supervisor is a child subreaper that
+// kills every process below it when the program ends or the caller dies.
 
 #include <sys/types.h>
 
 #include <functional>
+#include <memory>
 #include <stop_token>
 #include <string>
 
@@ -25,9 +33,13 @@
 
 namespace d2k::sandbox {
 
+class Cgroup;
+
 struct Spawned {
   pid_t pid = -1;
   Report report;
+  // The process tree's cgroup, where one was made: its last owner kills what is left in it.
+  std::shared_ptr<Cgroup> cgroup;
 };
 
 // Forks. In the child, `setup` runs first (session, descriptors, environment), then the sandbox
@@ -37,7 +49,8 @@ struct Spawned {
 Spawned spawn(const Policy& policy, const std::function<void()>& setup,
               const std::function<void()>& exec);
 
-// The same without any protection: one plain fork; the report says the sandbox was disabled.
+// The same without any protection, but with the supervisor that ends the program's whole tree
+// with it or with the caller; the report says the sandbox was disabled.
 Spawned spawn_unsandboxed(const std::function<void()>& setup, const std::function<void()>& exec);
 
 // How a sandboxed command ended.

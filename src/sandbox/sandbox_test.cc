@@ -3,6 +3,10 @@
 // unavailable, the test checks that report instead (and says so in its output).
 
 #include "sandbox/sandbox.h"
+#include "util/temp_dir.h"
+
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <arpa/inet.h>
 #include <grp.h>
@@ -15,29 +19,12 @@
 
 #include <gtest/gtest.h>
 
+#include "sandbox/system_view.h"
+
 namespace d2k::sandbox {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempFolder {
- public:
-  TempFolder() {
-    std::string pattern = (fs::temp_directory_path() / "d2k-sandbox-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 void write(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
@@ -61,8 +48,8 @@ bool applied(bool protection, const Report& report) {
 
 class SandboxTest : public ::testing::Test {
  protected:
-  TempFolder outside;    // files the program must not see or change
-  TempFolder workspace;  // its own folder
+  util::TempDir outside;    // files the program must not see or change
+  util::TempDir workspace;  // its own folder
 };
 
 TEST_F(SandboxTest, HiddenFilesAndFoldersReadAsEmpty) {
@@ -224,6 +211,98 @@ TEST_F(SandboxTest, ProcessCountIsLimitedOrReportedUnavailable) {
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "could not become nobody";
   EXPECT_EQ(text.rfind("limited\n", 0), 0u) << text;
   EXPECT_NE(text.find("fork"), std::string::npos) << text;
+}
+
+Policy minimal() {
+  Policy policy;
+  policy.minimal_root = minimal_root_from(host_facts());
+  return policy;
+}
+
+// The host's secrets, other folders and other stores do not exist in a minimal root; the shell,
+// coreutils and the interpreter do, and only the workspace is writable.
+TEST_F(SandboxTest, AMinimalRootHoldsOnlyWhatThePolicyLists) {
+  write(outside.path() / "secret.txt", "outside the policy");
+  write(outside.path() / "repo" / ".git" / "HEAD", "ref: refs/heads/main");
+  const std::string command =
+      "cat " + (outside.path() / "secret.txt").string() + " " + (outside.path() / "repo/.git/HEAD").string() +
+      "; cat /etc/shadow; ls /root /home; echo mine > own.txt; echo tmp > $TMPDIR/t && echo tmp-ok; " +
+      D2K_PYTHON_EXECUTABLE + " -c 'import json; print(\"python-ok\")'";
+  const RunResult open = run(command, workspace.path());
+  ASSERT_NE(open.output.find("outside the policy"), std::string::npos) << "control: " << open.output;
+
+  const RunResult result = run(command, workspace.path(), minimal());
+  if (!applied(result.report.minimal_root, result.report)) return;
+  EXPECT_EQ(result.output.find("outside the policy"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("refs/heads"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("root:"), std::string::npos) << "the host's /etc/shadow: " << result.output;
+  EXPECT_NE(result.output.find("python-ok"), std::string::npos) << result.output << result.report.summary();
+  EXPECT_NE(result.output.find("tmp-ok"), std::string::npos) << result.output;
+  EXPECT_TRUE(fs::exists(workspace.path() / "own.txt")) << result.output;
+}
+
+TEST_F(SandboxTest, AMinimalRootRunsAsAnUnprivilegedUserWithoutCapabilities) {
+  const RunResult result =
+      run("id -u; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status", workspace.path(), minimal());
+  if (!applied(result.report.minimal_root, result.report)) return;
+  ASSERT_TRUE(result.report.unprivileged) << result.report.summary();
+  EXPECT_TRUE(succeeded(result)) << result.exited << " " << result.status;
+  EXPECT_EQ(result.output.find("\n0\n"), std::string::npos);
+  if (geteuid() == 0) EXPECT_EQ(result.output.rfind("0\n", 0), std::string::npos) << result.output;
+  for (const char* set : {"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000",
+                          "CapBnd:\t0000000000000000"}) {
+    EXPECT_NE(result.output.find(set), std::string::npos) << result.output << result.report.summary();
+  }
+}
+
+// A minimal root that cannot be built is not skipped in silence: the host's tree is masked
+// instead, and the report says so.
+TEST_F(SandboxTest, AMinimalRootThatCannotBeBuiltFallsBackToMasks) {
+  write(outside.path() / "expert" / "solution.py", "the expert's code");
+  Policy policy = minimal();
+  policy.minimal_root->tmp = outside.path() / "missing";
+  policy.hidden = {outside.path() / "expert"};
+  const RunResult result =
+      run("cat " + (outside.path() / "expert" / "solution.py").string() + "; echo ran", workspace.path(), policy);
+  if (!applied(result.report.filesystem, result.report)) return;
+  EXPECT_FALSE(result.report.minimal_root);
+  EXPECT_NE(result.report.summary().find("minimal root: not built"), std::string::npos) << result.report.summary();
+  EXPECT_NE(result.output.find("ran"), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("expert's code"), std::string::npos) << result.output;
+}
+
+// Memory beyond the limit is refused (a cgroup, or RLIMIT_DATA), and the report says which.
+TEST_F(SandboxTest, MemoryIsLimited) {
+  const std::string command = std::string(D2K_PYTHON_EXECUTABLE) +
+                              " -c 'x = bytearray(1 << 30); x[::4096] = b\"x\" * len(x[::4096]); print(\"allocated\")'";
+  EXPECT_NE(run(command, workspace.path()).output.find("allocated"), std::string::npos) << "control";
+  Policy policy;
+  policy.limits.memory_bytes = rlim_t{256} << 20;
+  const RunResult result = run(command, workspace.path(), policy);
+  EXPECT_EQ(result.output.find("allocated"), std::string::npos) << result.output;
+  const std::string summary = result.report.summary();
+  EXPECT_TRUE(summary.find("RLIMIT_DATA 268435456") != std::string::npos ||
+              summary.find("memory.max 268435456") != std::string::npos)
+      << summary;
+}
+
+// Without namespaces, what the program starts in a session of its own still ends with it.
+TEST_F(SandboxTest, NothingOutlivesAnUnsandboxedProgram) {
+  const fs::path marker = workspace.path() / "escaped.pid";
+  const Spawned spawned = spawn_unsandboxed(
+      [] {},
+      [&] {
+        const std::string command = "setsid sh -c 'echo $$ > " + marker.string() + "; exec sleep 300' & sleep 0.5";
+        execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+      });
+  int status = 0;
+  waitpid(spawned.pid, &status, 0);
+  ASSERT_TRUE(fs::exists(marker));
+  std::ifstream in(marker);
+  pid_t escaped = 0;
+  in >> escaped;
+  ASSERT_GT(escaped, 0);
+  EXPECT_NE(kill(escaped, 0), 0) << "process " << escaped << " outlived the program";
 }
 
 }  // namespace

@@ -61,13 +61,15 @@ ImplementationRules default_implementation_rules() {
       "concurrent", "asyncio", "socket",   "importlib",       "runpy",     "gc",
       "inspect",  "pickle",  "marshal",    "shelve",          "mmap",      "tempfile",
       "shutil",   "torch.utils.cpp_extension",
+      // Process creation under other names: os's own backend and the pseudo-terminal helpers.
+      "pty",      "posix",   "_posixsubprocess", "pexpect",
       // Raw driver access: streams, memory and modules of the candidate's own.
       "cuda",     "cupy",    "pycuda"};
   rules.hidden_modules = {"reference", "expert"};
   rules.forbidden_calls = {
       "eval",         "exec",          "compile",         "__import__",      "__builtins__",
       "breakpoint",   "open",          "vars",            "globals",         "io.open",
-      "os.system",    "os.popen",      "os.fork",         "os.forkpty",      "os.exec*",
+      "os.system",    "os.popen",      "os.fork*",        "os.exec*",
       "os.spawn*",    "os.posix_spawn*", "os.open",       "sys.modules",     "sys._getframe",
       "sys.settrace", "sys.setprofile", "sys.path",       "sys.meta_path",   "sys.path_hooks",
       "functools.lru_cache", "functools.cache", "torch.save", "torch.load", "numpy.save",

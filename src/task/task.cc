@@ -22,6 +22,13 @@ constexpr util::EnumNames<ImplKind, 5> kImplKindNames{{
     {ImplKind::anchor, "anchor"},
 }};
 
+constexpr util::EnumNames<Category, 4> kCategoryNames{{
+    {Category::attention_recurrent, "attention_recurrent"},
+    {Category::moe_distributed, "moe_distributed"},
+    {Category::indexing_sampling_control, "indexing_sampling_control"},
+    {Category::quantization_training_structural, "quantization_training_structural"},
+}};
+
 constexpr util::EnumNames<Language, 3> kLanguageNames{{
     {Language::python, "python"},
     {Language::cuda, "cuda"},
@@ -59,6 +66,12 @@ std::string to_string(ImplKind kind) { return name_of(kImplKindNames, kind); }
 
 std::optional<ImplKind> parse_impl_kind(std::string_view text) {
   return util::find_value(kImplKindNames, text);
+}
+
+std::string to_string(Category category) { return name_of(kCategoryNames, category); }
+
+std::optional<Category> parse_category(std::string_view text) {
+  return util::find_value(kCategoryNames, text);
 }
 
 std::string to_string(Language language) { return name_of(kLanguageNames, language); }

@@ -30,6 +30,17 @@ enum class ImplKind { reference, baseline, expert, solution, anchor };
 std::string to_string(ImplKind kind);
 std::optional<ImplKind> parse_impl_kind(std::string_view text);
 
+// The paper's four operator categories, which a sweep plan may select tasks by.
+enum class Category {
+  attention_recurrent,               // sparse attention, decoding with cached state, recurrences
+  moe_distributed,                   // grouped GEMM, routing, dispatch and combine
+  indexing_sampling_control,         // index sharing, exact sampling, compact decision state
+  quantization_training_structural,  // low precision, clustering, optimizer updates, fusion
+};
+
+std::string to_string(Category category);
+std::optional<Category> parse_category(std::string_view text);
+
 // What a candidate is written in: Python (solution.py, Triton kernels), CUDA C++ compiled with
 // nvcc for CUDA tasks, or C++ compiled with the host compiler for CPU tasks (docs/native-abi.md).
 enum class Language { python, cuda, cpp };
@@ -140,6 +151,7 @@ struct Task {
   std::string id;
   std::filesystem::path dir;
   std::string title;  // first heading of task_description.md
+  std::optional<Category> category;  // config.json's "category"; optional for fixtures and demos
   nlohmann::json config;
   nlohmann::json fixed_params;
   std::vector<Workload> workloads;

@@ -19,6 +19,7 @@
 #include "task/formula.h"
 #include "task/json_source_map.h"
 #include "task/task_error.h"
+#include "util/bounded_json.h"
 
 namespace d2k::task {
 namespace {
@@ -68,15 +69,11 @@ std::string read_text(const fs::path& file) {
 
 json parse_json(const fs::path& file, std::string_view text) {
   try {
-    return json::parse(text);
-  } catch (const json::parse_error& error) {
+    return util::parse_bounded_json(text);
+  } catch (const util::JsonInputError& error) {
     // `byte` counts the characters read, the offending one included.
-    const TextPosition at = text_position(text, error.byte > 0 ? error.byte - 1 : 0);
-    // Keep nlohmann's reason, not its "[json.exception...] parse error at line L, column C: ".
-    const std::string what = error.what();
-    const size_t colon = what.find(": ");
-    const std::string reason = colon == std::string::npos ? what : what.substr(colon + 2);
-    throw TaskError(file, at.line, at.column, "invalid JSON: " + reason);
+    const TextPosition at = text_position(text, error.byte() > 0 ? error.byte() - 1 : 0);
+    throw TaskError(file, at.line, at.column, std::string("invalid JSON: ") + error.what());
   }
 }
 
@@ -579,6 +576,16 @@ void read_config(Task& task, const fs::path& file) {
   const ConfigReader reader(file, text);
   const Node root{&task.config, ""};
   reader.object(root);
+  if (const Node category = root.child("category"); category.value != nullptr) {
+    const std::string name = reader.string(category);
+    task.category = parse_category(name);
+    if (!task.category) {
+      reader.fail(category.path,
+                  fmt::format("\"{}\" is not a category (attention_recurrent, moe_distributed, "
+                              "indexing_sampling_control, quantization_training_structural)",
+                              name));
+    }
+  }
   const Node fixed_params = root.child("fixed_params");
   task.fixed_params = fixed_params.value != nullptr ? reader.object(fixed_params) : json::object();
   task.workloads = read_workloads(reader, root, "workloads", true);

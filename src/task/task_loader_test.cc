@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "task/task_error.h"
+#include "util/hostile_text_test_util.h"
 
 namespace d2k::task {
 namespace {
@@ -549,6 +550,54 @@ TEST_F(TaskLoaderTest, ABadPeakBoundNamesTheFieldLineAndWorkload) {
                                   R"("outputs": ["y"], "peak_aux_bytes": 1024)"))
                 .message(),
             "evaluation.peak_aux_bytes: expected a string, got 1024");
+}
+
+}  // namespace
+}  // namespace d2k::task
+
+namespace d2k::task {
+namespace {
+
+// A bounded random-input test of the task readers: whatever config.json and
+// implementation_requirements.yaml hold (random bytes, nesting far past the depth limit, the
+// valid files with bytes changed), loading gives a task or a TaskError, never a crash.
+TEST_F(TaskLoaderTest, HostileConfigsGiveTaskErrorsNeverCrashes) {
+  util::HostileText hostile(11);
+  int refused = 0;
+  constexpr int kRounds = 600;
+  for (int round = 0; round < kRounds; ++round) {
+    const bool yaml = hostile.pick(4) == 0;
+    const fs::path dir = write_task("fuzz", yaml ? std::string(kConfig) : hostile.next(kConfig));
+    if (yaml) write(dir / "implementation_requirements.yaml", hostile.next(kRequirements));
+    try {
+      load_task(dir);
+    } catch (const TaskError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, kRounds / 3);
+}
+
+TEST_F(TaskLoaderTest, ReadsTheCategory) {
+  const Task task = load_task(write_task(
+      "t", replaced(kConfig, R"("fixed_params")", R"("category": "moe_distributed", "fixed_params")")));
+  EXPECT_EQ(task.category, Category::moe_distributed);
+  EXPECT_EQ(load_task(write_task("u", kConfig)).category, std::nullopt);
+}
+
+TEST_F(TaskLoaderTest, RejectsAnUnknownCategory) {
+  const TaskError error = config_error(
+      replaced(kConfig, R"("fixed_params")", R"("category": "gemm", "fixed_params")"));
+  EXPECT_EQ(error.message(),
+            "category: \"gemm\" is not a category (attention_recurrent, moe_distributed, "
+            "indexing_sampling_control, quantization_training_structural)");
+}
+
+// Sweep plans select the suite's tasks by category, so every task of the suite declares one.
+TEST(RepositoryTasksTest, EveryTaskHasACategory) {
+  for (const fs::path& dir : find_task_dirs(fs::path(D2K_SOURCE_DIR) / "tasks")) {
+    EXPECT_TRUE(load_task(dir).category.has_value()) << dir;
+  }
 }
 
 }  // namespace

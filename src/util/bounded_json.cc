@@ -74,4 +74,12 @@ nlohmann::json parse_bounded_json(std::string_view text, const JsonLimits& limit
   }
 }
 
+nlohmann::json parse_bounded_json_or_discarded(std::string_view text, const JsonLimits& limits) {
+  try {
+    return parse_bounded_json(text, limits);
+  } catch (const JsonInputError&) {
+    return nlohmann::json(nlohmann::json::value_t::discarded);
+  }
+}
+
 }  // namespace d2k::util

@@ -44,4 +44,8 @@ int json_value_depth(const nlohmann::json& value, int stop_above);
 // than `limits.max_depth`, or is not JSON (nlohmann's reason, without its prefix).
 nlohmann::json parse_bounded_json(std::string_view text, const JsonLimits& limits = {});
 
+// The same, but a discarded value (is_discarded()) instead of an exception, as
+// nlohmann::json::parse(text, nullptr, false) gives for text that is not JSON.
+nlohmann::json parse_bounded_json_or_discarded(std::string_view text, const JsonLimits& limits = {});
+
 }  // namespace d2k::util

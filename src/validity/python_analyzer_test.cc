@@ -2,6 +2,7 @@
 // the reason code and line it must get, and legitimate code that must pass.
 
 #include "validity/python_analyzer.h"
+#include "util/temp_dir.h"
 
 #include <fstream>
 
@@ -16,13 +17,6 @@ using ::testing::IsEmpty;
 
 class PythonAnalyzerTest : public ::testing::Test {
  protected:
-  PythonAnalyzerTest() {
-    std::string pattern = (fs::temp_directory_path() / "d2k-analyzer-test-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir_ = pattern;
-  }
-  ~PythonAnalyzerTest() override { fs::remove_all(dir_); }
-
   void write(const std::string& name, const std::string& text) {
     fs::create_directories((dir_ / name).parent_path());
     std::ofstream(dir_ / name) << text;
@@ -43,7 +37,8 @@ class PythonAnalyzerTest : public ::testing::Test {
   }
 
   task::ImplementationRules rules = task::default_implementation_rules();
-  fs::path dir_;
+  util::TempDir temp_{"d2k-analyzer-test-"};
+  fs::path dir_ = temp_.path();
 };
 
 constexpr const char* kHonest = R"(import torch
@@ -94,6 +89,23 @@ TEST_F(PythonAnalyzerTest, DynamicCodeIsForbiddenUnlessAllowed) {
   EXPECT_EQ(reasons("from importlib import import_module\n"), std::vector<std::string>{"forbidden_module@1"});
   rules.forbidden_calls.erase(std::find(rules.forbidden_calls.begin(), rules.forbidden_calls.end(), "eval"));
   EXPECT_THAT(analyze("def run(x):\n    return eval('x + 1')\n"), IsEmpty());
+}
+
+// Every way to start a process, through every import form: each is a finding, on its line.
+TEST_F(PythonAnalyzerTest, ProcessCreationIsForbiddenThroughAnyAlias) {
+  for (const std::string source :
+       {"import pty\n", "import pty as p\n", "from pty import spawn\n", "from pty import fork as f\n",
+        "import subprocess as s\n", "from subprocess import Popen\n", "import multiprocessing.pool\n",
+        "from multiprocessing import Process as P\n", "import posix\n", "import _posixsubprocess\n"}) {
+    EXPECT_EQ(reasons(source), std::vector<std::string>{"forbidden_module@1"}) << source;
+  }
+  for (const std::string source :
+       {"import os\nos.fork()\n", "import os\nos.forkpty()\n", "import os as o\no.system('x')\n",
+        "from os import popen\npopen('x')\n", "from os import execv as e\ne('/bin/sh', [])\n",
+        "import os\nos.posix_spawn('/bin/sh', [], {})\n", "import os\nos.posix_spawnp('sh', [], {})\n",
+        "import os\nf = getattr(os, 'fo' + 'rk')\n", "from os import spawnlp as s\ns(0, 'sh')\n"}) {
+    EXPECT_EQ(reasons(source), std::vector<std::string>{"forbidden_call@2"}) << source;
+  }
 }
 
 TEST_F(PythonAnalyzerTest, ALocalNameThatShadowsABuiltinIsNotTheBuiltin) {

@@ -10,6 +10,7 @@
 #include "task/task_loader.h"
 #include "validity/native_analyzer.h"
 #include "validity/python_analyzer.h"
+#include "util/expect_header_test_util.h"
 
 namespace d2k::validity {
 namespace {
@@ -19,12 +20,7 @@ namespace fs = std::filesystem;
 const fs::path kSource = D2K_SOURCE_DIR;
 
 bool expected_to_pass(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line) && line.rfind("#", 0) == 0) {
-    if (line.find("expect-verdict: passed") != std::string::npos) return true;
-  }
-  return false;
+  return util::read_expect_header(file).verdict == "passed";
 }
 
 // (task folder, implementation) for every implementation that must pass.

@@ -26,6 +26,7 @@
 #include "worker/implementation.h"
 #include "worker/native_implementation.h"
 #include "worker/phase_clock.h"
+#include "worker/profiled_calls.h"
 #include "worker/python_implementation.h"
 #include "worker/tensor_dump.h"
 
@@ -143,7 +144,7 @@ class Worker {
     try {
       session_.load_inputs_module(setup_.task_dir / "get_inputs.py");
     } catch (const std::exception& error) {
-      throw WorkerFailure{"harness_error", "task_inputs", util::bounded(error.what(), kMessageLimit)};
+      throw WorkerFailure{"task_error", "task_inputs", util::bounded(error.what(), kMessageLimit)};
     }
     try {
       implementation_ = load_implementation();
@@ -212,8 +213,16 @@ class Worker {
     nlohmann::json config = workload_.config;
     config["seed"] = seed;
     config["device"] = setup_.device;
+    std::vector<std::string> unread;
     try {
-      const int handle = session_.make_arguments(config);
+      std::vector<std::string> ignored = workload_.unread_allowed;
+      ignored.insert(ignored.end(), {"seed", "device"});
+      const int handle = session_.make_arguments(config, ignored, unread);
+      if (!unread.empty()) {
+        throw WorkerFailure{"task_error", "task_parameter",
+                            fmt::format("get_inputs never reads the workload's parameter(s) {}",
+                                        fmt::join(unread, ", "))};
+      }
       if (session_.argument_count(handle) != setup_.arguments.size()) {
         throw std::runtime_error(fmt::format("get_inputs returned {} values; config.json names {}",
                                              session_.argument_count(handle),
@@ -221,8 +230,10 @@ class Worker {
       }
       device_.synchronize();
       return handle;
+    } catch (const WorkerFailure&) {
+      throw;
     } catch (const std::exception& error) {
-      throw WorkerFailure{"harness_error", "task_inputs", util::bounded(error.what(), kMessageLimit)};
+      throw WorkerFailure{"task_error", "task_inputs", util::bounded(error.what(), kMessageLimit)};
     }
   }
 
@@ -267,7 +278,7 @@ class Worker {
       const auto from = session_.argument_tensor(source, i);
       if (!to || !from) continue;
       if (to->nbytes() != from->nbytes() || !to->is_contiguous() || !from->is_contiguous()) {
-        throw WorkerFailure{"harness_error", "task_inputs",
+        throw WorkerFailure{"task_error", "task_inputs",
                             "get_inputs must return contiguous tensors of a fixed size per workload"};
       }
       runtime::copy_same_residency(to->data, from->data, to->nbytes(), to->on_device,
@@ -390,6 +401,13 @@ class Worker {
     const PlannedTrial& timed = trials[before_timing - 1];
     draw_samples(timed);
     if (!workload_.time_calls) {
+      if (workload_.profile_calls > 0) {
+        progress("profile", timed.index);
+        guarded([&] {
+          make_profiled_calls(*implementation_, timing_handle, workload_.label,
+                              workload_.profile_calls, device_);
+        });
+      }
       implementation_->release_outputs();
       release(timing_handle);
       return;

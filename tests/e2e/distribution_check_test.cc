@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "d2k_run.h"
+#include "util/expect_header_test_util.h"
 
 namespace d2k::e2e {
 namespace {
@@ -34,27 +35,12 @@ struct Sampler {
 
 void PrintTo(const Sampler& sampler, std::ostream* os) { *os << sampler.file.filename().string(); }
 
-std::string after(const std::string& line, const std::string& key) {
-  std::string value = line.substr(line.find(key) + key.size());
-  value.erase(0, value.find_first_not_of(' '));
-  return value;
-}
-
 std::vector<Sampler> samplers() {
   std::vector<Sampler> result;
   for (const auto& entry : fs::directory_iterator(kFixtures / "solutions" / kTask)) {
     if (entry.path().extension() != ".py") continue;
-    Sampler sampler{entry.path(), "", std::nullopt, {}};
-    std::ifstream in(entry.path());
-    std::string line;
-    while (std::getline(in, line) && line.rfind("#", 0) == 0) {
-      if (line.find("expect-verdict:") != std::string::npos) sampler.verdict = after(line, "expect-verdict:");
-      if (line.find("expect-reason:") != std::string::npos) sampler.reason = after(line, "expect-reason:");
-      if (line.find("expect-message:") != std::string::npos) {
-        sampler.messages.push_back(after(line, "expect-message:"));
-      }
-    }
-    result.push_back(sampler);
+    const util::ExpectHeader header = util::read_expect_header(entry.path());
+    result.push_back(Sampler{header.file, header.verdict, header.reason, header.messages});
   }
   std::sort(result.begin(), result.end(),
             [](const Sampler& a, const Sampler& b) { return a.file < b.file; });

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "d2k_run.h"
+#include "util/expect_header_test_util.h"
 
 namespace d2k::e2e {
 namespace {
@@ -50,22 +51,8 @@ std::string trimmed(std::string text) {
 // Reads the `expect-...:` lines of the comment block the file starts with.
 FixtureSolution read_solution(const std::string& task, const std::string& folder,
                               const fs::path& file) {
-  FixtureSolution solution{task, folder, file, "", std::nullopt, {}};
-  const std::string comment = file.extension() == ".py" ? "#" : "//";
-  std::ifstream in(file);
-  std::string line;
-  while (std::getline(in, line) && line.rfind(comment, 0) == 0) {
-    const std::string body = trimmed(line.substr(comment.size()));
-    const auto value = [&](const std::string& key) { return trimmed(body.substr(key.size())); };
-    if (body.rfind("expect-verdict:", 0) == 0) {
-      solution.expect_verdict = value("expect-verdict:");
-    } else if (body.rfind("expect-reason:", 0) == 0) {
-      solution.expect_reason = value("expect-reason:");
-    } else if (body.rfind("expect-message:", 0) == 0) {
-      solution.expect_messages.push_back(value("expect-message:"));
-    }
-  }
-  return solution;
+  const util::ExpectHeader header = util::read_expect_header(file);
+  return FixtureSolution{task, folder, file, header.verdict, header.reason, header.messages};
 }
 
 std::vector<FixtureSolution> all_solutions() {

@@ -18,29 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "util/temp_dir.h"
+
 extern char** environ;
 
 namespace d2k::e2e {
 
 // A folder under the temp dir that disappears with the object.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "d2k-e2e-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using util::TempDir;
 
 struct RunResult {
   bool exited = false;
@@ -131,6 +116,7 @@ class BackgroundProcess {
   }
   BackgroundProcess(const BackgroundProcess&) = delete;
   BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = 0;

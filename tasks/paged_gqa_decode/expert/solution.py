@@ -34,8 +34,8 @@ _BLOCK_N = 64
 _NUM_WARPS = 4
 _NUM_STAGES = 3
 # An fp8 cache moves half the bytes per token, so a step needs twice the tokens to keep as
-# many bytes in flight; on the H200 (check.py --sweep, 2026-11-30) 128 tokens with 2 stages
-# beat 64 with 3 by about 7 % on the fp8 workload.
+# many bytes in flight; on the H200 128 tokens with 2 stages beat 64 with 3 by about 7 % on the
+# fp8 workload (`d2k eval paged_gqa_decode --impl expert --workload` of each choice).
 _FP8_BLOCK_N = 128
 _FP8_NUM_STAGES = 2
 # Split planning: aim for this many programs per SM (several resident at once, short tail),
