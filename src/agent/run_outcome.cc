@@ -13,12 +13,12 @@ RunOutcome collect_outcome(const store::AgentStore& agent_store, const store::St
   const auto events = agent_store.events(run.id, std::string(kSubmissionEvent));
   if (events.empty()) return outcome;
   if (!run.baseline_evaluation_id) throw std::runtime_error("run " + std::to_string(run.id) + " has submissions but no baseline");
-  const auto baseline = store.load(*run.baseline_evaluation_id);
+  const auto baseline = store.evaluations().load(*run.baseline_evaluation_id);
   if (!baseline) throw std::runtime_error("the run's baseline evaluation is not in the store");
   std::vector<SubmissionSummary> summaries;
   for (const auto& event : events) {
     if (!event.evaluation_id) continue;
-    const auto evaluation = store.load(*event.evaluation_id);
+    const auto evaluation = store.evaluations().load(*event.evaluation_id);
     if (!evaluation) throw std::runtime_error("evaluation " + std::to_string(*event.evaluation_id) + " is not in the store");
     summaries.push_back(summarize(*evaluation, *baseline));
     outcome.submissions.push_back({event.turn, summaries.back()});

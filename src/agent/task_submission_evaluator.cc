@@ -15,7 +15,7 @@ record::EvaluationResult TaskSubmissionEvaluator::evaluate(const std::filesystem
 record::EvaluationResult TaskSubmissionEvaluator::baseline(std::optional<int64_t> stored,
                                                            std::stop_token stop) {
   if (stored) {
-    auto result = store_.load(*stored);
+    auto result = store_.evaluations().load(*stored);
     if (!result) throw std::runtime_error("the run's baseline evaluation " + std::to_string(*stored) + " is not in the store");
     return *result;
   }

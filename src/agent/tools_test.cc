@@ -129,7 +129,7 @@ class FakeEvaluator : public SubmissionEvaluator {
   }
   record::EvaluationResult baseline(std::optional<int64_t> stored, std::stop_token) override {
     ++baseline_requests;
-    if (stored) return *store_.load(*stored);
+    if (stored) return *store_.evaluations().load(*stored);
     return save("baseline", 2.0);
   }
 
@@ -149,7 +149,7 @@ class FakeEvaluator : public SubmissionEvaluator {
       workload.latency->mean_s = *latency;
     }
     result.workloads.push_back(workload);
-    store_.save(result);
+    store_.evaluations().save(result);
     return result;
   }
 
@@ -172,7 +172,7 @@ class SubmitToolTest : public ToolsTest {
 
   fs::path store_path_ = folder_.path() / "store.sqlite";
   store::Store store_ = store::Store::open(store_path_);
-  store::AgentStore agent_store_ = store::AgentStore::open(store_path_);
+  store::AgentStore agent_store_ = store::Store::open(store_path_).agent_runs();
 };
 
 TEST_F(SubmitToolTest, EvaluatesASnapshotAndRecordsTheSubmission) {

@@ -26,6 +26,7 @@ class WorkspaceStagerTest : public ::testing::Test {
     write_text(task_dir_ / "judge_notes.md", kSecret);
     write_text(task_dir_ / "notes_for_maintainers.txt", kSecret);
     write_text(task_dir_ / "baseline" / "solution.py", std::string("# ") + kSecret + "\n");
+    write_text(task_dir_ / "anchors" / "torch_add.py", std::string("# ") + kSecret + "\n");
     write_text(task_dir_ / "guidance.json", nlohmann::json{
         {"level_1_high_level_algorithmic_insights", "L1 text"},
         {"level_2_dataflow_design", "L2 text"},
@@ -61,6 +62,7 @@ TEST_F(WorkspaceStagerTest, NoHiddenFileReachesAnyConfiguration) {
       EXPECT_EQ(read_text(workspace / file).find(kSecret), std::string::npos) << file;
       EXPECT_EQ(file.find("expert"), std::string::npos);
       EXPECT_EQ(file.find("baseline"), std::string::npos);
+      EXPECT_EQ(file.find("anchors"), std::string::npos);
       EXPECT_EQ(file.find("judge"), std::string::npos);
     }
   }

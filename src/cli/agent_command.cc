@@ -186,7 +186,7 @@ std::function<int()> define_agent(CLI::App& app, const GlobalOptions& global) {
   select->add_flag("--json", flags->json, "print the outcome as JSON");
 
   return [flags, &global, prepare, run] {
-    store::AgentStore agent_store = store::AgentStore::open(store_path(global));
+    store::AgentStore agent_store = open_store_for_writing(global).agent_runs();
     if (!prepare->parsed() && !run->parsed()) {
       auto existing = agent_store.load_run(flags->run);
       if (!existing) throw std::runtime_error("no agent run " + std::to_string(flags->run));

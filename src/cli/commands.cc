@@ -30,6 +30,12 @@ const std::vector<Command>& commands() {
   return table;
 }
 
+store::Store open_store_for_writing(const GlobalOptions& global) {
+  store::Store store = store::Store::open(store_path(global));
+  store.check_writable();
+  return store;
+}
+
 std::filesystem::path store_path(const GlobalOptions& global) {
   return global.store_path.empty() ? store::Store::default_path()
                                    : std::filesystem::path(global.store_path);

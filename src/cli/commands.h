@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "store/store.h"
 #include "task/task.h"
 
 namespace d2k::cli {
@@ -31,5 +32,8 @@ std::filesystem::path tasks_root(const GlobalOptions& global);
 // A task id in the tasks folder, or a path to a task folder.
 task::Task resolve_task(const GlobalOptions& global, const std::string& name);
 std::filesystem::path store_path(const GlobalOptions& global);
+// The store at store_path(), checked for writing: commands that record what they do open it
+// before any work, so that a store that cannot take the record stops them at once (exit 2).
+store::Store open_store_for_writing(const GlobalOptions& global);
 
 }  // namespace d2k::cli

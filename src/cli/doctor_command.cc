@@ -69,7 +69,7 @@ std::function<int()> define_doctor(CLI::App& app, const GlobalOptions& global) {
     std::optional<int64_t> stored;
     const std::string store = store_path(global).string();
     if (checkup.ceilings && !flags->no_store) {
-      stored = store::Store::open(store).save_device_ceilings(checkup.environment,
+      stored = store::Store::open(store).ceilings().save(checkup.environment,
                                                               *checkup.ceilings, checkup.toolchain);
     }
     if (flags->json) {

@@ -17,6 +17,7 @@ struct EvalFlags {
   std::string task;
   std::string solution;
   std::string impl;
+  std::string anchor;
   std::string workload;
   std::string timing;
   std::string cache;
@@ -64,15 +65,29 @@ int build_only(const task::Task& task, const std::string& solution, bool json) {
 std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
   app.footer(
       "Runs correctness trials against the reference, then timing, on every workload. Exit "
-      "status: 0 when every workload passed, 1 when any failed, 2 on a usage or set-up error.");
+      "status: 0 when every workload passed, 1 when any failed, 2 on a usage or set-up error "
+      "(a store that cannot be written is one, found before anything runs). When the store "
+      "refuses the record at the end, the record is written to a JSON file beside it (or in "
+      "the scratch folder) and the command says where.");
   auto flags = std::make_shared<EvalFlags>();
   app.add_option("task", flags->task, "task id or folder")->required();
   auto* solution = app.add_option("--solution", flags->solution,
                                   "candidate file: .py, .cu (CUDA C++) or .cpp (C++); the task's "
                                   "evaluation.languages must accept it")->check(CLI::ExistingFile);
-  app.add_option("--impl", flags->impl, "a task implementation instead of a file")
-      ->check(CLI::IsMember({"reference", "baseline", "expert"}))
-      ->excludes(solution);
+  auto* impl = app.add_option("--impl", flags->impl,
+                              "a task implementation instead of a file: reference, baseline, "
+                              "expert, or anchor:NAME (tasks/<task>/anchors/NAME.py)")
+                   ->check([](const std::string& value) -> std::string {
+                     if (value == "reference" || value == "baseline" || value == "expert") return "";
+                     if (value.starts_with("anchor:") && value.size() > 7) return "";
+                     return "give reference, baseline, expert or anchor:NAME";
+                   })
+                   ->excludes(solution);
+  app.add_option("--anchor", flags->anchor,
+                 "the task's anchor NAME (a library path timed beside the expert); the same as "
+                 "--impl anchor:NAME")
+      ->excludes(solution)
+      ->excludes(impl);
   app.add_option("--workload", flags->workload, "only this workload label");
   app.add_option("--timing", flags->timing, "timing method instead of the task's (see `d2k timing-methods`)");
   app.add_option("--cache", flags->cache,
@@ -90,7 +105,7 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
                "the task's small quick_workloads, correctness only, nothing timed: seconds, for "
                "diagnosis; the record is marked quick and never scored");
   app.add_flag("--json", flags->json, "print the evaluation record as JSON");
-  app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert again");
+  app.add_flag("--no-cache", flags->no_cache, "measure reference/baseline/expert/anchors again");
   app.add_flag("--no-store", flags->no_store, "do not save the result");
   app.add_flag("--no-sandbox", flags->no_sandbox,
                "run candidate workers without the sandbox (the record says so)");
@@ -99,19 +114,33 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
                "GPU. Exit 0 when it built, 1 on a compile error (the compiler's output follows)")
       ->needs(solution);
   return [flags, &global, base_seed] {
-    if (flags->solution.empty() && flags->impl.empty()) {
-      throw std::runtime_error("give --solution FILE or --impl reference|baseline|expert");
+    if (flags->impl.starts_with("anchor:")) {
+      flags->anchor = flags->impl.substr(7);
+      flags->impl.clear();
+    }
+    if (flags->solution.empty() && flags->impl.empty() && flags->anchor.empty()) {
+      throw std::runtime_error(
+          "give --solution FILE, --impl reference|baseline|expert or --anchor NAME");
     }
     const task::Task task = resolve_task(global, flags->task);
     // Before the device check: a language the task refuses is the first thing to fix.
     if (!flags->solution.empty()) eval::candidate_language(task, flags->solution);
     if (flags->build_only) return build_only(task, flags->solution, flags->json);
+    std::optional<store::Store> store;
+    if (!flags->no_store) store.emplace(open_store_for_writing(global));
     if (task.evaluation.device == task::Device::cuda) {
       const auto availability = runtime::probe_cuda_device();
       if (!availability.available) return explain_missing_device(task, availability.reason);
     }
     eval::EvaluatorOptions options;
-    options.kind = flags->solution.empty() ? *task::parse_impl_kind(flags->impl) : task::ImplKind::solution;
+    if (!flags->solution.empty()) {
+      options.kind = task::ImplKind::solution;
+    } else if (!flags->anchor.empty()) {
+      options.kind = task::ImplKind::anchor;
+      options.anchor = flags->anchor;
+    } else {
+      options.kind = *task::parse_impl_kind(flags->impl);
+    }
     options.solution = flags->solution;
     if (!flags->workload.empty()) options.workload = flags->workload;
     options.use_cache = !flags->no_cache;
@@ -125,8 +154,6 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
       std::fflush(stderr);
     };
-    std::optional<store::Store> store;
-    if (!flags->no_store) store.emplace(store::Store::open(store_path(global)));
     options.sandbox = !flags->no_sandbox;
     // The default store may sit in a task's or candidate's folder; hide it either way.
     options.store_path = store_path(global);
@@ -137,6 +164,10 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
       fmt::print("{}\n", nlohmann::json(result).dump(2));
     } else {
       fmt::print("{}", render_evaluation(result));
+    }
+    if (evaluator.unsaved_record()) {
+      std::fprintf(stderr, "d2k: the store could not take this evaluation; its record is in %s\n",
+                   evaluator.unsaved_record()->c_str());
     }
     return result.passed() ? kExitPassed : kExitFailed;
   };

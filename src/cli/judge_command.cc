@@ -137,7 +137,7 @@ std::function<int()> define_judge(CLI::App& app, const GlobalOptions& global) {
                                                         : std::filesystem::path(flags->templates));
     const bool dry_run = !flags->dry_run.empty();
     std::optional<store::Store> store;
-    if (!flags->no_store && !dry_run) store.emplace(store::Store::open(store_path(global)));
+    if (!flags->no_store && !dry_run) store.emplace(open_store_for_writing(global));
     judge::Judge judge(templates, config, store ? &*store : nullptr);
 
     if (dry_run) {

@@ -55,7 +55,7 @@ std::function<int()> define_mcp(CLI::App& app, const GlobalOptions& global) {
     // The client's credentials are in its environment, and so in this one; what the agent runs
     // (bash, a submission's workers) starts from here and must not see them.
     agent::drop_secret_variables();
-    store::AgentStore agent_store = store::AgentStore::open(store_path(global));
+    store::AgentStore agent_store = open_store_for_writing(global).agent_runs();
     const std::string workspace = agent::workspace_key(flags->workspace);
     std::optional<store::AgentRun> run = flags->run != 0 ? agent_store.load_run(flags->run)
                                                          : agent_store.latest_run_in(workspace);

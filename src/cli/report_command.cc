@@ -6,7 +6,6 @@
 #include "cli/commands.h"
 #include "report/renderer_registry.h"
 #include "report/report_builder.h"
-#include "store/agent_store.h"
 #include "store/store.h"
 
 namespace d2k::cli {
@@ -24,7 +23,7 @@ std::string formats_help() {
   const auto& registry = report::RendererRegistry::instance();
   std::string help;
   for (const auto& name : registry.names()) {
-    help += fmt::format("{:<6}{}\n", name, registry.description(name));
+    help += fmt::format("{:<8}{}\n", name, registry.description(name));
   }
   return help;
 }
@@ -47,7 +46,7 @@ std::function<int()> define_report(CLI::App& app, const GlobalOptions& global) {
   app.add_option("--run", flags->filter.runs, "only these agent runs (ids)");
   app.add_option("--device", flags->filter.device,
                  "device of the fixed rows (default: that of the newest passed baseline)");
-  app.add_option("--format", flags->format, "md, csv, json or html (see --list-formats)")
+  app.add_option("--format", flags->format, "md, csv, json, html or results (see --list-formats)")
       ->check(CLI::IsMember(report::RendererRegistry::instance().names()));
   app.add_option("--output", flags->output, "write to this file instead of stdout");
   app.add_option("--table", flags->table, "csv: only this table (table1, ..., task:<id>)");
@@ -67,9 +66,9 @@ std::function<int()> define_report(CLI::App& app, const GlobalOptions& global) {
           "no store at {} (d2k eval creates one; --store or $D2K_STORE names another)",
           path.string()));
     }
-    const store::Store store = store::Store::open(path);
-    const store::AgentStore agents = store::AgentStore::open(path);
-    const report::Report built = report::build_report(store, agents, flags->filter);
+    // Reading never changes the store: a committed one stays byte-identical.
+    const store::Store store = store::Store::open_read_only(path);
+    const report::Report built = report::build_report(store, store.agent_runs(), flags->filter);
     const std::string text = report::RendererRegistry::instance().get(flags->format).render(
         built, {.table = flags->table});
     if (flags->output.empty()) {

@@ -33,7 +33,7 @@ std::function<int()> define_results(CLI::App& app, const GlobalOptions& global) 
   return [flags, &global] {
     const store::Store store = store::Store::open(store_path(global));
     if (flags->kernels_id != 0) {
-      const auto result = store.load(flags->kernels_id);
+      const auto result = store.evaluations().load(flags->kernels_id);
       if (!result) throw std::runtime_error(fmt::format("no evaluation {}", flags->kernels_id));
       if (!flags->json) {
         fmt::print("{}", render_kernels(*result));
@@ -48,7 +48,7 @@ std::function<int()> define_results(CLI::App& app, const GlobalOptions& global) 
       return kExitPassed;
     }
     if (flags->id != 0) {
-      const auto result = store.load(flags->id);
+      const auto result = store.evaluations().load(flags->id);
       if (!result) throw std::runtime_error(fmt::format("no evaluation {}", flags->id));
       fmt::print("{}", flags->json ? nlohmann::json(*result).dump(2) + "\n" : render_evaluation(*result));
       return kExitPassed;
@@ -58,7 +58,7 @@ std::function<int()> define_results(CLI::App& app, const GlobalOptions& global) 
     if (!flags->impl.empty()) query.impl_kind = flags->impl;
     query.passed_only = flags->passed_only;
     query.limit = flags->limit;
-    const auto rows = store.list(query);
+    const auto rows = store.evaluations().list(query);
     if (flags->json) {
       nlohmann::json out = nlohmann::json::array();
       for (const auto& row : rows) {

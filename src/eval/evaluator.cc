@@ -23,6 +23,7 @@
 #include "runtime/cuda_driver.h"
 #include "sandbox/system_view.h"
 #include "task/input_parameters.h"
+#include "store/unsaved_record.h"
 #include "timing/method_registry.h"
 #include "util/hash.h"
 #include "util/text.h"
@@ -152,6 +153,13 @@ void add_phases(std::map<std::string, double>& phases, const protocol::Done& don
 
 }  // namespace
 
+task::ImplementationRules anchor_rules() {
+  task::ImplementationRules rules = task::default_implementation_rules();
+  rules.forbid_module_state = false;
+  std::erase(rules.hidden_modules, "reference");
+  return rules;
+}
+
 task::Language candidate_language(const task::Task& task, const std::filesystem::path& file) {
   const std::optional<task::Language> language = task::language_of_file(file);
   if (!language) {
@@ -207,9 +215,13 @@ struct Evaluator::Workers {
 Evaluator::Evaluator(const task::Task& task, store::Store* store, EvaluatorOptions options)
     : task_(task), store_(store), options_(std::move(options)),
       base_seed_(options_.base_seed ? *options_.base_seed : random_base_seed()) {
-  implementation_ = options_.kind == task::ImplKind::solution
-                        ? std::filesystem::absolute(options_.solution)
-                        : task_.implementation_file(options_.kind);
+  if (options_.kind == task::ImplKind::solution) {
+    implementation_ = std::filesystem::absolute(options_.solution);
+  } else if (options_.kind == task::ImplKind::anchor) {
+    implementation_ = task_.anchor_file(options_.anchor);
+  } else {
+    implementation_ = task_.implementation_file(options_.kind);
+  }
   if (!std::filesystem::exists(implementation_)) {
     throw std::runtime_error("no implementation file " + implementation_.string());
   }
@@ -247,6 +259,7 @@ record::EvaluationResult Evaluator::run() {
   result.created_at = util::utc_now_iso8601();
   result.task_id = task_.id;
   result.impl_kind = task::to_string(options_.kind);
+  if (options_.kind == task::ImplKind::anchor) result.anchor = options_.anchor;
   result.impl_path = implementation_.string();
   result.impl_hash = util::hash_file(implementation_);
   result.mode = options_.quick ? "quick" : "full";
@@ -268,7 +281,9 @@ record::EvaluationResult Evaluator::run() {
   // The static gate: a candidate that breaks a rule runs no worker (the reference is the task's
   // own definition of the operator and is not checked).
   if (options_.kind != task::ImplKind::reference) {
-    result.findings = validity::check_candidate(implementation_, language_, library_, task_.rules);
+    result.findings = validity::check_candidate(
+        implementation_, language_, library_,
+        options_.kind == task::ImplKind::anchor ? anchor_rules() : task_.rules);
   }
   // A stored latency stands in only when it was measured the same way.
   const bool cacheable = options_.use_cache && !options_.quick && options_.profile_calls == 0 &&
@@ -294,7 +309,7 @@ record::EvaluationResult Evaluator::run() {
       continue;
     }
     if (cacheable && store_ != nullptr) {
-      auto cached = store_->cached_workload({result.environment.device_name, task_.id,
+      auto cached = store_->evaluations().cached_workload({result.environment.device_name, task_.id,
                                              workload.label, result.impl_kind, result.impl_hash,
                                              record::kProtocolVersion});
       // Only a latency measured the way this task times now stands in.
@@ -316,12 +331,23 @@ record::EvaluationResult Evaluator::run() {
   workers.reset();
   if (store_ != nullptr && task_.work_model && !options_.quick) {
     // Recomputed for cached workloads too: the newest ceilings of this device apply.
-    const auto ceilings = store_->latest_device_ceilings(result.environment.device_name);
+    const auto ceilings = store_->ceilings().latest(result.environment.device_name);
     if (ceilings) attach_speed_of_light(task_, *ceilings, result);
   }
   result.sandbox = sandbox_summary_;
-  if (store_ != nullptr) store_->save(result);
+  if (store_ != nullptr) save(result);
   return result;
+}
+
+void Evaluator::save(record::EvaluationResult& result) {
+  try {
+    store_->evaluations().save(result);
+  } catch (const store::StoreError& error) {
+    // The work is done; the record must not be lost with the store.
+    unsaved_record_ = store::write_unsaved_record(store_->path(), options_.scratch_root,
+                                                  "evaluation", nlohmann::json(result));
+    note(fmt::format("store: {}", error.what()));
+  }
 }
 
 native::BuildOutcome Evaluator::build_only() const {
@@ -368,8 +394,11 @@ sandbox::Policy Evaluator::candidate_policy(const std::filesystem::path& scratch
   sandbox::Policy policy;
   // What a task shows a candidate is its description, inputs and contract: never the expert,
   // the judge's criteria or the reference's code, unless that is what is being evaluated.
-  for (const auto& hidden : {task_dir / "expert", task_dir / "judge_criteria.md",
-                             task_dir / "reference.py"}) {
+  std::vector<std::filesystem::path> hidden_paths{task_dir / "expert", task_dir / "anchors",
+                                                  task_dir / "judge_criteria.md"};
+  // An anchor compiles the reference; everything else is timed without seeing it.
+  if (options_.kind != task::ImplKind::anchor) hidden_paths.push_back(task_dir / "reference.py");
+  for (const auto& hidden : hidden_paths) {
     const auto inside = std::filesystem::absolute(implementation_).lexically_relative(hidden);
     if (inside.empty() || *inside.begin() != "..") continue;
     policy.hidden.push_back(hidden);
@@ -412,6 +441,7 @@ protocol::Setup Evaluator::worker_setup(protocol::WorkerRole role,
   setup.task_dir = std::filesystem::absolute(task_.dir);
   setup.implementation =
       reference ? task_.implementation_file(task::ImplKind::reference) : implementation_;
+  if (!reference && options_.kind == task::ImplKind::anchor) setup.import_dir = setup.task_dir;
   setup.language = task::to_string(reference ? task::Language::python : language_);
   setup.library = reference ? std::filesystem::path() : library_;
   setup.device = task::to_string(spec.device);
@@ -426,7 +456,7 @@ protocol::Setup Evaluator::worker_setup(protocol::WorkerRole role,
   setup.scratch = scratch;
   // The reference defines the operator and is not audited; a CPU task has no device to trace.
   setup.audit_calls = !reference && options_.kind != task::ImplKind::reference &&
-                      options_.profile_calls == 0 &&
+                      options_.kind != task::ImplKind::anchor && options_.profile_calls == 0 &&
                       spec.device == task::Device::cuda;
   return setup;
 }

@@ -20,6 +20,7 @@ namespace d2k::eval {
 struct EvaluatorOptions {
   task::ImplKind kind = task::ImplKind::solution;
   std::filesystem::path solution;        // for ImplKind::solution; .py, .cu or .cpp
+  std::string anchor;                    // for ImplKind::anchor: tasks/<task>/anchors/<anchor>.py
   std::optional<std::string> workload;   // only this label
   bool use_cache = true;                 // reuse stored reference/baseline/expert latencies
   // Quick mode: the task's quick_workloads (small shapes), correctness trials only, nothing
@@ -61,8 +62,11 @@ class Evaluator {
   // the task does not accept it, or the timing method is unknown.
   Evaluator(const task::Task& task, store::Store* store, EvaluatorOptions options);
 
-  // Runs every selected workload and saves the result (when a store is given).
+  // Runs every selected workload and saves the result (when a store is given). When the store
+  // refuses it, the record goes to a file instead (store/unsaved_record.h): unsaved_record().
   record::EvaluationResult run();
+  // Where run() kept the record the store refused; empty when it was stored.
+  const std::optional<std::filesystem::path>& unsaved_record() const { return unsaved_record_; }
 
   // Compiles a native candidate, or finds it in the build cache, without evaluating it: a
   // compile check that also works on a machine without the task's device. Throws
@@ -79,6 +83,8 @@ class Evaluator {
   // Compiles (or finds in the cache) the native candidate; notes how in the progress lines.
   native::BuildOutcome build(const std::string& device_name) const;
   void note(const std::string& line) const;
+  // Saves `result` in the store, or in a file beside it when the store refuses it.
+  void save(record::EvaluationResult& result);
   // --timing when given, else the task's method (the same for every implementation).
   std::string timing_method() const;
   std::string cache_policy() const;
@@ -93,7 +99,14 @@ class Evaluator {
   std::filesystem::path library_;  // the native candidate's shared object, once built
   uint64_t base_seed_;
   std::string sandbox_summary_;  // from the first candidate worker
+  std::optional<std::filesystem::path> unsaved_record_;
 };
+
+// The rules an anchor's static check applies. Anchors are the repository's own library paths:
+// the defaults keep them from reaching the harness as they keep any candidate, but not the
+// task's rules, which forbid exactly the libraries an anchor times; an anchor may also keep a
+// compiled function per shape and import the reference it compiles.
+task::ImplementationRules anchor_rules();
 
 // The language of `file` (by extension) when `task` accepts it; otherwise throws
 // std::runtime_error saying which languages the task accepts.

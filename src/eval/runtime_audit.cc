@@ -10,7 +10,8 @@ namespace d2k::eval {
 RuntimeAudit RuntimeAudit::for_workload(const task::Task& task, const task::Workload& workload,
                                         task::ImplKind kind) {
   RuntimeAudit audit;
-  if (kind == task::ImplKind::reference) return audit;
+  // The task's own code (its definition and the library paths it times) is not audited.
+  if (kind == task::ImplKind::reference || kind == task::ImplKind::anchor) return audit;
   if (task.evaluation.device == task::Device::cpu) {
     audit.untraced_ = "CPU task: its calls launch no device work, and d2k has no host tracer";
     return audit;

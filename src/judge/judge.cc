@@ -78,7 +78,7 @@ std::optional<store::EvaluationSummary> find_final_evaluation(const store::Store
   query.task = task.id;
   query.impl_hash = impl_hash;
   query.limit = 0;
-  for (const store::EvaluationSummary& summary : store.list(query)) {
+  for (const store::EvaluationSummary& summary : store.evaluations().list(query)) {
     // A run limited to one workload (`d2k eval --workload`) does not show the whole
     // submission correct or incorrect.
     if (summary.workloads_total == static_cast<int>(task.workloads.size())) return summary;
@@ -120,7 +120,7 @@ ChatClient& Judge::client() {
 }
 
 void Judge::save(record::JudgeAssessment& assessment) {
-  if (store_ != nullptr) store_->save(assessment);
+  if (store_ != nullptr) store_->judge_assessments().save(assessment);
 }
 
 record::JudgeAssessment Judge::assess_impl(const task::Task& task,

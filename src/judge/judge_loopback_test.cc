@@ -206,7 +206,7 @@ TEST_F(JudgeLoopback, ValidReplyIsVerifiedAndStored) {
   EXPECT_EQ(received[0].body["model"], "replay-model");
   EXPECT_EQ(received[0].body["response_format"]["type"], "json_schema");
 
-  const auto stored = store_->list_judge_assessments();
+  const auto stored = store_->judge_assessments().list();
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_EQ(stored[0].id, a.id);
   EXPECT_EQ(stored[0].status, record::JudgeStatus::verified);
@@ -233,7 +233,7 @@ TEST_F(JudgeLoopback, BadQuoteIsRepairedOnTheSecondRequest) {
                         "8 (only leading indentation may differ): expected "
                         "\"out.mul_(out.sum(dim=-1, keepdim=True).reciprocal_())\", got "
                         "\"out.mul_(out.sum())\"\n"));
-  EXPECT_EQ(store_->list_judge_assessments()[0].attempts, 2);
+  EXPECT_EQ(store_->judge_assessments().list()[0].attempts, 2);
 }
 
 TEST_F(JudgeLoopback, ReplyThatNeverVerifiesIsUnverifiedAfterThreeRequests) {
@@ -244,7 +244,7 @@ TEST_F(JudgeLoopback, ReplyThatNeverVerifiesIsUnverifiedAfterThreeRequests) {
   EXPECT_EQ(a.status, record::JudgeStatus::unverified);
   EXPECT_EQ(a.attempts, 3);
   EXPECT_EQ(server_.received().size(), 3u);
-  const auto stored = store_->list_judge_assessments();
+  const auto stored = store_->judge_assessments().list();
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_EQ(stored[0].status, record::JudgeStatus::unverified);
   EXPECT_TRUE(stored[0].levels.empty());
@@ -273,7 +273,7 @@ TEST_F(JudgeLoopback, ReadTimeoutEndsAsAnErrorAfterBoundedRetries) {
                         "response within the read timeout"));
   EXPECT_THAT(sleeps_, ElementsAre(2.0, 4.0));
   EXPECT_EQ(server_.received().size(), 3u);
-  const auto stored = store_->list_judge_assessments();
+  const auto stored = store_->judge_assessments().list();
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_EQ(stored[0].status, record::JudgeStatus::error);
   EXPECT_EQ(stored[0].error, a.error);
@@ -293,7 +293,7 @@ TEST_F(JudgeLoopback, RejectedJsonSchemaFallsBackToJsonObject) {
   const auto received = server_.received();
   ASSERT_EQ(received.size(), 2u);
   EXPECT_EQ(received[1].body["response_format"], (json{{"type", "json_object"}}));
-  EXPECT_EQ(store_->list_judge_assessments()[0].response_format, "json_object");
+  EXPECT_EQ(store_->judge_assessments().list()[0].response_format, "json_object");
 }
 
 TEST_F(JudgeLoopback, IncorrectSubmissionInTheStoreScoresZeroWithoutARequest) {
@@ -304,7 +304,7 @@ TEST_F(JudgeLoopback, IncorrectSubmissionInTheStoreScoresZeroWithoutARequest) {
   for (const task::Workload& w : task_.workloads) {
     evaluation.workloads.push_back({.workload = w.label, .verdict = record::Verdict::incorrect});
   }
-  store_->save(evaluation);
+  store_->evaluations().save(evaluation);
   Judge judge = make_judge();
   const record::JudgeAssessment a = judge.assess_impl(task_, solution_, Correctness::from_store);
   EXPECT_EQ(a.status, record::JudgeStatus::skipped_incorrect);
@@ -313,7 +313,7 @@ TEST_F(JudgeLoopback, IncorrectSubmissionInTheStoreScoresZeroWithoutARequest) {
   EXPECT_EQ(a.levels[2].score, 0.0);
   EXPECT_EQ(a.js, 0.0);
   EXPECT_TRUE(server_.received().empty());
-  EXPECT_EQ(store_->list_judge_assessments()[0].status, record::JudgeStatus::skipped_incorrect);
+  EXPECT_EQ(store_->judge_assessments().list()[0].status, record::JudgeStatus::skipped_incorrect);
 }
 
 TEST_F(JudgeLoopback, PassedEvaluationInTheStoreLetsTheJudgeRun) {
@@ -324,7 +324,7 @@ TEST_F(JudgeLoopback, PassedEvaluationInTheStoreLetsTheJudgeRun) {
   for (const task::Workload& w : task_.workloads) {
     evaluation.workloads.push_back({.workload = w.label, .verdict = record::Verdict::passed});
   }
-  store_->save(evaluation);
+  store_->evaluations().save(evaluation);
   server_.script({reply(valid_impl())});
   Judge judge = make_judge();
   const record::JudgeAssessment a = judge.assess_impl(task_, solution_, Correctness::from_store);
@@ -368,7 +368,7 @@ TEST_F(JudgeLoopback, DesignQuotesAreVerifiedAgainstTheDesign) {
   EXPECT_NEAR(*a.js, 50.0 / 3.0, 1e-12);
   EXPECT_EQ(server_.received()[0].body["response_format"]["json_schema"]["name"],
             "d2k_judge_design");
-  EXPECT_EQ(store_->list_judge_assessments()[0].kind, record::JudgeKind::design);
+  EXPECT_EQ(store_->judge_assessments().list()[0].kind, record::JudgeKind::design);
 }
 
 TEST_F(JudgeLoopback, BatchStoresEveryItemAndOneFailureDoesNotStopTheRest) {
@@ -403,7 +403,7 @@ TEST_F(JudgeLoopback, BatchStoresEveryItemAndOneFailureDoesNotStopTheRest) {
   EXPECT_EQ(results[1].error, "no task 'no_such_task'");
   EXPECT_EQ(results[2].status, record::JudgeStatus::verified) << results[2].error;
   EXPECT_EQ(results[3].status, record::JudgeStatus::skipped_incorrect);
-  const auto stored = store_->list_judge_assessments();
+  const auto stored = store_->judge_assessments().list();
   ASSERT_EQ(stored.size(), 4u);
   std::vector<record::JudgeStatus> statuses;
   for (auto it = stored.rbegin(); it != stored.rend(); ++it) statuses.push_back(it->status);

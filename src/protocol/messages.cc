@@ -61,6 +61,7 @@ void to_json(nlohmann::json& j, const Setup& v) {
   j = {{"role", v.role == WorkerRole::reference ? "reference" : "candidate"},
        {"task_dir", v.task_dir.string()},
        {"implementation", v.implementation.string()},
+       {"import_dir", v.import_dir.string()},
        {"language", v.language},
        {"library", v.library.string()},
        {"device", v.device},
@@ -79,6 +80,7 @@ void from_json(const nlohmann::json& j, Setup& v) {
                                                            : WorkerRole::candidate;
   v.task_dir = j.at("task_dir").get<std::string>();
   v.implementation = j.at("implementation").get<std::string>();
+  v.import_dir = j.at("import_dir").get<std::string>();
   v.language = j.at("language").get<std::string>();
   v.library = j.at("library").get<std::string>();
   v.device = j.at("device").get<std::string>();

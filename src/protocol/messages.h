@@ -41,6 +41,9 @@ struct Setup {
   WorkerRole role = WorkerRole::candidate;
   std::filesystem::path task_dir;
   std::filesystem::path implementation;  // the source file, whatever its language
+  // Python: a folder that goes on sys.path before the implementation's own. An anchor's is the
+  // task folder, so that it can import the reference it compiles; empty for everything else.
+  std::filesystem::path import_dir;
   std::string language = "python";       // "python" | "cuda" | "cpp" (task::Language names)
   std::filesystem::path library;         // native candidates: the built shared object
   std::string device;                    // "cuda" | "cpu"

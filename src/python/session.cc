@@ -18,8 +18,10 @@ namespace {
 constexpr const char* kHarnessSource = R"PY(
 import importlib.util, json, os, sys, traceback
 
-def load_module(name, path, add_dir, _spec=importlib.util.spec_from_file_location,
+def load_module(name, path, add_dir, import_dir="", _spec=importlib.util.spec_from_file_location,
                 _from_spec=importlib.util.module_from_spec):
+    if import_dir and import_dir not in sys.path:
+        sys.path.insert(0, import_dir)
     if add_dir:
         folder = os.path.dirname(os.path.abspath(path))
         if folder not in sys.path:
@@ -276,10 +278,12 @@ void Session::load_inputs_module(const std::filesystem::path& file) {
   }
 }
 
-void Session::load_implementation(const std::filesystem::path& file) {
+void Session::load_implementation(const std::filesystem::path& file,
+                                  const std::filesystem::path& import_dir) {
   py::object module;
   try {
-    module = state_->harness.attr("load_module")("solution", file.string(), true);
+    module = state_->harness.attr("load_module")("solution", file.string(), true,
+                                                 import_dir.string());
   } catch (const py::error_already_set& error) {
     throw LoadError("importing " + file.filename().string() + " failed:\n" +
                     state_->describe(error));

@@ -76,8 +76,9 @@ class Session {
   // The task's get_inputs.py (trusted task code).
   void load_inputs_module(const std::filesystem::path& file);
   // reference.py or a candidate solution; its folder goes first on sys.path so it can import
-  // its own helper modules. Throws LoadError.
-  void load_implementation(const std::filesystem::path& file);
+  // its own helper modules, after `import_dir` when one is given. Throws LoadError.
+  void load_implementation(const std::filesystem::path& file,
+                           const std::filesystem::path& import_dir = {});
 
   // Calls get_inputs(config) and keeps the argument list; returns its handle. `unread` gets the
   // config's keys (other than `ignored`) that get_inputs never looked at.

@@ -161,6 +161,7 @@ void to_json(nlohmann::json& j, const EvaluationResult& v) {
   if (v.build) j["build"] = *v.build;
   if (!v.findings.empty()) j["findings"] = v.findings;
   if (!v.sandbox.empty()) j["sandbox"] = v.sandbox;
+  if (!v.anchor.empty()) j["anchor"] = v.anchor;
 }
 
 void from_json(const nlohmann::json& j, EvaluationResult& v) {
@@ -182,6 +183,7 @@ void from_json(const nlohmann::json& j, EvaluationResult& v) {
   }
   v.findings = value_or<std::vector<Finding>>(j, "findings", {});
   v.sandbox = value_or<std::string>(j, "sandbox", "");
+  v.anchor = value_or<std::string>(j, "anchor", "");
 }
 
 }  // namespace d2k::record

@@ -104,7 +104,8 @@ struct EvaluationResult {
   int64_t id = 0;           // store row id, 0 until saved
   std::string created_at;   // ISO 8601 UTC
   std::string task_id;
-  std::string impl_kind;    // reference | baseline | expert | solution
+  std::string impl_kind;    // reference | baseline | expert | solution | anchor
+  std::string anchor;       // the anchor's name (tasks/<task>/anchors/<name>.py); else empty
   std::string impl_path;
   std::string impl_hash;    // content hash of the implementation file
   // "full" (the scored protocol) or "quick" (`d2k eval --quick`: small shapes, nothing timed).

@@ -14,7 +14,7 @@ class RenderersTest : public ::testing::Test {
  protected:
   RenderersTest() : fixture_(dir_.path() / "store.sqlite") {
     testing::fill_paper_fixture(fixture_);
-    const store::AgentStore agents = store::AgentStore::open(fixture_.path());
+    const store::AgentStore agents = store::Store::open(fixture_.path()).agent_runs();
     report_ = build_report(fixture_.store(), agents, {});
   }
 
@@ -76,7 +76,7 @@ TEST_F(RenderersTest, JsonIsTheDataModel) {
 
 TEST(RendererRegistryTest, ListsEveryFormatAndRejectsOthers) {
   const auto& registry = RendererRegistry::instance();
-  EXPECT_EQ(registry.names(), (std::vector<std::string>{"md", "csv", "json", "html"}));
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"md", "csv", "json", "html", "results"}));
   EXPECT_FALSE(registry.description("html").empty());
   EXPECT_THROW(registry.get("pdf"), std::invalid_argument);
 }

@@ -23,7 +23,7 @@ class HtmlRendererTest : public ::testing::Test {
   std::string render(bool with_fixture) {
     testing::FixtureStore fixture(dir_.path() / "store.sqlite");
     if (with_fixture) testing::fill_paper_fixture(fixture);
-    const store::AgentStore agents = store::AgentStore::open(fixture.path());
+    const store::AgentStore agents = store::Store::open(fixture.path()).agent_runs();
     return HtmlRenderer().render(build_report(fixture.store(), agents, {}), {});
   }
 

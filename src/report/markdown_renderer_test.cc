@@ -45,7 +45,7 @@ TEST(MarkdownGoldenTest, PaperFixtureMatchesTheExpectedText) {
   testing::ScratchDir dir;
   testing::FixtureStore fixture(dir.path() / "store.sqlite");
   testing::fill_paper_fixture(fixture);
-  const store::AgentStore agents = store::AgentStore::open(fixture.path());
+  const store::AgentStore agents = store::Store::open(fixture.path()).agent_runs();
   const std::string markdown =
       MarkdownRenderer().render(build_report(fixture.store(), agents, {}), {});
   const char* update = std::getenv("D2K_UPDATE_GOLDEN");

@@ -8,6 +8,7 @@
 #include "report/html_renderer.h"
 #include "report/json_renderer.h"
 #include "report/markdown_renderer.h"
+#include "report/results_renderer.h"
 
 namespace d2k::report {
 
@@ -24,6 +25,10 @@ RendererRegistry::RendererRegistry() {
   entries_.push_back({"json", "the report's data model", std::make_unique<JsonRenderer>()});
   entries_.push_back({"html", "one self-contained page with SVG charts",
                       std::make_unique<HtmlRenderer>()});
+  entries_.push_back({"results",
+                      "docs/results.md: latencies, speedups and %SOL of the reference, baseline, "
+                      "expert and anchors, with the environment and each row's command",
+                      std::make_unique<ResultsRenderer>()});
 }
 
 std::vector<std::string> RendererRegistry::names() const {

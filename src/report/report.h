@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/results_page.h"
+
 namespace d2k::report {
 
 // Something a table or figure needs but the store lacks, and the command that produces it.
@@ -156,6 +158,7 @@ struct Report {
   Figure4 figure4;
   std::vector<TaskView> task_views;
   std::vector<Missing> missing;  // what the whole report lacks (no tasks, no baselines)
+  ResultsPage results;  // the measured state of the suite (docs/results.md)
 };
 
 void to_json(nlohmann::json& j, const Report& report);

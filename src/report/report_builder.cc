@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "report/results_page_builder.h"
 #include "score/judge_scores.h"
 #include "score/performance.h"
 #include "score/trajectory.h"
@@ -124,6 +125,7 @@ class Builder {
     fill_figure3();
     fill_figure4();
     fill_task_views();
+    report_.results = build_results_page(store_, filter_.tasks, filter_.device);
     return std::move(report_);
   }
 
@@ -131,7 +133,7 @@ class Builder {
   const record::EvaluationResult* evaluation(int64_t id) {
     auto it = loaded_.find(id);
     if (it == loaded_.end()) {
-      auto result = store_.load(id);
+      auto result = store_.evaluations().load(id);
       if (!result) throw std::runtime_error(fmt::format("store has no evaluation {}", id));
       it = loaded_.emplace(id, std::move(*result)).first;
     }
@@ -143,7 +145,7 @@ class Builder {
                                          const std::string& device, bool passed_only) {
     store::Query query{.task = task, .impl_kind = kind, .impl_hash = std::nullopt,
                        .passed_only = passed_only, .limit = 0};
-    for (const auto& summary : store_.list(query)) {
+    for (const auto& summary : store_.evaluations().list(query)) {
       if (device.empty() || summary.device_name == device) return evaluation(summary.id);
     }
     return nullptr;
@@ -159,7 +161,7 @@ class Builder {
     query.impl_kind = "baseline";
     query.passed_only = true;
     query.limit = 0;
-    for (const auto& summary : store_.list(query)) {
+    for (const auto& summary : store_.evaluations().list(query)) {
       if (tasks.contains(summary.task_id)) return summary.device_name;
     }
     return "";
@@ -190,7 +192,7 @@ class Builder {
     if (ids.empty()) {
       store::Query every;
       every.limit = 0;
-      for (const auto& summary : store_.list(every)) ids.insert(summary.task_id);
+      for (const auto& summary : store_.evaluations().list(every)) ids.insert(summary.task_id);
       for (const auto& run : runs_) ids.insert(run.task_id);
     }
     if (ids.empty()) {
@@ -373,7 +375,7 @@ class Builder {
   const record::JudgeAssessment* assessment(const std::string& task, record::JudgeKind kind,
                                             const auto& matches) {
     if (!assessments_) {
-      assessments_ = store_.list_judge_assessments({.task = std::nullopt, .kind = std::nullopt,
+      assessments_ = store_.judge_assessments().list({.task = std::nullopt, .kind = std::nullopt,
                                                     .status = record::JudgeStatus::verified,
                                                     .limit = 0});
     }

@@ -23,7 +23,7 @@ class ReportBuilderTest : public ::testing::Test {
   ReportBuilderTest() : fixture_(dir_.path() / "store.sqlite") {}
 
   Report build(const ReportFilter& filter = {}) {
-    const store::AgentStore agents = store::AgentStore::open(fixture_.path());
+    const store::AgentStore agents = store::Store::open(fixture_.path()).agent_runs();
     return build_report(fixture_.store(), agents, filter);
   }
 
@@ -259,7 +259,7 @@ TEST_F(PaperFixtureTest, FiltersSelectDeviceModelsAndRuns) {
 }
 
 TEST_F(PaperFixtureTest, RowsSeparateClientsAndLeaveOutRunsThatAreNotOver) {
-  store::AgentStore agents = store::AgentStore::open(fixture_.path());
+  store::AgentStore agents = store::Store::open(fixture_.path()).agent_runs();
   // The same model name through another client is a row of its own; so is a client's default.
   const auto alpha_final = agents.load_run(2)->final_evaluation_id;
   const int64_t codex = fixture_.run("alpha", "none", "m-one", alpha_final, "/ws/codex", 1, 1, 0.0);

@@ -74,7 +74,7 @@ class FixtureStore {
       }
       result.workloads.push_back(r);
     }
-    return store_.save(result);
+    return store_.evaluations().save(result);
   }
 
   int64_t run(const std::string& task, const std::string& config, const std::string& model,
@@ -130,7 +130,7 @@ class FixtureStore {
     const double scores[] = {l1, l2, l3};
     for (int i = 0; i < 3; ++i) a.levels.push_back({.id = ids[i], .score = scores[i]});
     a.js = (l1 + l2 + l3) / 3.0;
-    store_.save(a);
+    store_.judge_assessments().save(a);
   }
 
  private:
@@ -202,7 +202,7 @@ inline void fill_paper_fixture(FixtureStore& f) {
   const int64_t two_alpha = f.evaluation("alpha", "solution", {{"a1", 2.0}, {"a2", 8.0}});
   f.run("alpha", "none", "m-two", two_alpha, "/ws/m-two/alpha-none", 2000, 100, 1.0);
 
-  const auto hash_of = [&](int64_t id) { return f.store().load(id)->impl_hash; };
+  const auto hash_of = [&](int64_t id) { return f.store().evaluations().load(id)->impl_hash; };
   f.assessment("alpha", JudgeKind::impl, "/ws/m-one/alpha-none/solution.py", hash_of(none_alpha),
                60, 30, 30);
   f.assessment("alpha", JudgeKind::impl, "/ws/m-one/alpha-guided/solution.py",

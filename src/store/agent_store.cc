@@ -3,8 +3,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <utility>
 
-#include "store/store.h"
+#include "store/store_error.h"
 #include "util/text.h"
 
 namespace d2k::store {
@@ -84,17 +85,11 @@ void bind_mutable(Statement& statement, const AgentRun& run) {
 
 }  // namespace
 
-AgentStore AgentStore::open(const std::filesystem::path& path) {
-  Store::open(path);  // creates the file and brings its schema up to date
-  Database db(path);
-  sqlite3_busy_timeout(db.handle(), 10'000);
-  db.exec("PRAGMA foreign_keys = ON");
-  return AgentStore(std::move(db));
-}
+AgentStore::AgentStore(std::shared_ptr<const Database> db) : db_(std::move(db)) {}
 
 int64_t AgentStore::create_run(AgentRun& run) {
   if (run.created_at.empty()) run.created_at = util::utc_now_iso8601();
-  Statement insert = db_.prepare(
+  Statement insert = db_->prepare(
       "INSERT INTO agent_runs (created_at, finished_at, task_id, config, agent, model, workspace, "
       "turn_budget, turns_used, turn_source, status, prompt_tokens, completion_tokens, cost_usd, "
       "final_evaluation_id, baseline_evaluation_id) "
@@ -102,12 +97,12 @@ int64_t AgentStore::create_run(AgentRun& run) {
   insert.bind_text(1, run.created_at);
   bind_mutable(insert, run);
   insert.step();
-  run.id = db_.last_insert_rowid();
+  run.id = db_->last_insert_rowid();
   return run.id;
 }
 
 void AgentStore::update_run(const AgentRun& run) {
-  Statement update = db_.prepare(
+  Statement update = db_->prepare(
       "UPDATE agent_runs SET finished_at = ?2, task_id = ?3, config = ?4, agent = ?5, model = ?6, "
       "workspace = ?7, turn_budget = ?8, turns_used = ?9, turn_source = ?10, status = ?11, "
       "prompt_tokens = ?12, completion_tokens = ?13, cost_usd = ?14, final_evaluation_id = ?15, "
@@ -115,20 +110,20 @@ void AgentStore::update_run(const AgentRun& run) {
   update.bind_int(1, run.id);
   bind_mutable(update, run);
   update.step();
-  if (sqlite3_changes(db_.handle()) != 1) {
+  if (sqlite3_changes(db_->handle()) != 1) {
     throw StoreError("no agent run " + std::to_string(run.id) + " to update");
   }
 }
 
 std::optional<AgentRun> AgentStore::load_run(int64_t id) const {
-  Statement select = db_.prepare(std::string("SELECT ") + kRunColumns + " FROM agent_runs WHERE id = ?1");
+  Statement select = db_->prepare(std::string("SELECT ") + kRunColumns + " FROM agent_runs WHERE id = ?1");
   select.bind_int(1, id);
   if (!select.step()) return std::nullopt;
   return read_run(select);
 }
 
 std::optional<AgentRun> AgentStore::latest_run_in(const std::string& workspace) const {
-  Statement select = db_.prepare(std::string("SELECT ") + kRunColumns +
+  Statement select = db_->prepare(std::string("SELECT ") + kRunColumns +
                                  " FROM agent_runs WHERE workspace = ?1 ORDER BY id DESC LIMIT 1");
   select.bind_text(1, workspace);
   if (!select.step()) return std::nullopt;
@@ -137,12 +132,12 @@ std::optional<AgentRun> AgentStore::latest_run_in(const std::string& workspace) 
 
 void AgentStore::append_event(AgentEvent& event) {
   if (event.at.empty()) event.at = util::utc_now_iso8601();
-  Transaction transaction(db_);
-  Statement next = db_.prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_events WHERE run_id = ?1");
+  Transaction transaction(*db_);
+  Statement next = db_->prepare("SELECT COALESCE(MAX(seq), 0) + 1 FROM agent_events WHERE run_id = ?1");
   next.bind_int(1, event.run_id);
   next.step();
   event.seq = static_cast<int>(next.column_int(0));
-  Statement insert = db_.prepare(
+  Statement insert = db_->prepare(
       "INSERT INTO agent_events (run_id, seq, at, turn, kind, tool, payload_json, evaluation_id) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   insert.bind_int(1, event.run_id);
@@ -159,7 +154,7 @@ void AgentStore::append_event(AgentEvent& event) {
 }
 
 std::vector<AgentRun> AgentStore::runs(const AgentRunQuery& query) const {
-  Statement select = db_.prepare(std::string("SELECT ") + kRunColumns +
+  Statement select = db_->prepare(std::string("SELECT ") + kRunColumns +
                                  " FROM agent_runs ORDER BY created_at, id");
   std::vector<AgentRun> runs;
   while (select.step()) {
@@ -173,7 +168,7 @@ std::vector<AgentRun> AgentStore::runs(const AgentRunQuery& query) const {
 }
 
 std::vector<AgentEvent> AgentStore::events(int64_t run_id, const std::optional<std::string>& kind) const {
-  Statement select = db_.prepare(
+  Statement select = db_->prepare(
       "SELECT run_id, seq, at, turn, kind, tool, payload_json, evaluation_id FROM agent_events "
       "WHERE run_id = ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY seq");
   select.bind_int(1, run_id);

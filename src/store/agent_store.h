@@ -1,9 +1,8 @@
 #pragma once
-// The agent_runs and agent_events tables of the store (schema v6). A connection of its own on
-// the same file as Store, which it opens first so that the schema is current.
+// The agent runs of the store (schema v6): the agent_runs and agent_events tables.
 
 #include <cstdint>
-#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +22,7 @@ struct AgentRunQuery {
 
 class AgentStore {
  public:
-  static AgentStore open(const std::filesystem::path& path);
+  explicit AgentStore(std::shared_ptr<const Database> db);
 
   // Inserts `run`; sets its id (and created_at, if empty) and returns the id.
   int64_t create_run(AgentRun& run);
@@ -43,9 +42,7 @@ class AgentStore {
   std::vector<AgentEvent> scored_submissions(int64_t run_id) const;
 
  private:
-  explicit AgentStore(Database db) : db_(std::move(db)) {}
-
-  Database db_;
+  std::shared_ptr<const Database> db_;
 };
 
 }  // namespace d2k::store

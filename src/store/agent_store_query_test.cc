@@ -18,7 +18,7 @@ class AgentStoreQueryTest : public ::testing::Test {
     record::EvaluationResult evaluation;
     evaluation.task_id = "alpha";
     evaluation.impl_kind = "solution";
-    evaluation_ = store.save(evaluation);
+    evaluation_ = store.evaluations().save(evaluation);
     Database db(path());
     db.exec(
         "INSERT INTO agent_runs (created_at, task_id, config, agent, model, workspace, "
@@ -49,7 +49,7 @@ class AgentStoreQueryTest : public ::testing::Test {
 };
 
 TEST_F(AgentStoreQueryTest, RunsOldestFirstWithNullsAbsent) {
-  const AgentStore rows = AgentStore::open(path());
+  const AgentStore rows = Store::open(path()).agent_runs();
   const auto runs = rows.runs();
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].id, 2);  // created first, inserted second
@@ -66,7 +66,7 @@ TEST_F(AgentStoreQueryTest, RunsOldestFirstWithNullsAbsent) {
 }
 
 TEST_F(AgentStoreQueryTest, QueryMatchesEveryGivenList) {
-  const AgentStore rows = AgentStore::open(path());
+  const AgentStore rows = Store::open(path()).agent_runs();
   EXPECT_EQ(rows.runs({.tasks = {"beta"}, .models = {}, .ids = {}}).at(0).id, 1);
   EXPECT_EQ(rows.runs({.tasks = {}, .models = {"m1", "m2"}, .ids = {}}).size(), 2u);
   EXPECT_TRUE(rows.runs({.tasks = {"beta"}, .models = {"m1"}, .ids = {}}).empty());
@@ -74,7 +74,7 @@ TEST_F(AgentStoreQueryTest, QueryMatchesEveryGivenList) {
 }
 
 TEST_F(AgentStoreQueryTest, SubmissionsAreScoredSubmitEventsInOrder) {
-  const AgentStore rows = AgentStore::open(path());
+  const AgentStore rows = Store::open(path()).agent_runs();
   const auto submissions = rows.scored_submissions(2);
   ASSERT_EQ(submissions.size(), 2u);  // not the one without an evaluation, nor the tool result
   EXPECT_EQ(submissions[0].seq, 1);

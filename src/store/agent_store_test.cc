@@ -35,14 +35,14 @@ class AgentStoreTest : public ::testing::Test {
     record::EvaluationResult result;
     result.task_id = "cpu_scale_add";
     result.impl_kind = "solution";
-    return Store::open(store_path()).save(result);
+    return Store::open(store_path()).evaluations().save(result);
   }
 
   std::filesystem::path dir_;
 };
 
 TEST_F(AgentStoreTest, RunRoundTripsEveryField) {
-  AgentStore store = AgentStore::open(store_path());
+  AgentStore store = Store::open(store_path()).agent_runs();
   AgentRun run = sample_run();
   const int64_t id = store.create_run(run);
   EXPECT_GT(id, 0);
@@ -81,7 +81,7 @@ TEST_F(AgentStoreTest, RunRoundTripsEveryField) {
 }
 
 TEST_F(AgentStoreTest, FindsTheNewestRunOfAWorkspace) {
-  AgentStore store = AgentStore::open(store_path());
+  AgentStore store = Store::open(store_path()).agent_runs();
   AgentRun first = sample_run();
   store.create_run(first);
   AgentRun second = sample_run();
@@ -91,7 +91,7 @@ TEST_F(AgentStoreTest, FindsTheNewestRunOfAWorkspace) {
 }
 
 TEST_F(AgentStoreTest, EventsAreNumberedInOrderAndFilteredByKind) {
-  AgentStore store = AgentStore::open(store_path());
+  AgentStore store = Store::open(store_path()).agent_runs();
   AgentRun run = sample_run();
   store.create_run(run);
   const int64_t evaluation = save_evaluation();
@@ -116,7 +116,7 @@ TEST_F(AgentStoreTest, EventsAreNumberedInOrderAndFilteredByKind) {
 }
 
 TEST_F(AgentStoreTest, UpdatingAMissingRunFails) {
-  AgentStore store = AgentStore::open(store_path());
+  AgentStore store = Store::open(store_path()).agent_runs();
   AgentRun run = sample_run();
   run.id = 99;
   EXPECT_THROW(store.update_run(run), StoreError);

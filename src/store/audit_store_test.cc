@@ -58,7 +58,7 @@ record::EvaluationResult audited_result() {
 TEST_F(AuditStoreTest, AuditAndFindingsRoundTrip) {
   Store store = Store::open(path());
   record::EvaluationResult saved = audited_result();
-  const auto loaded = store.load(store.save(saved));
+  const auto loaded = store.evaluations().load(store.evaluations().save(saved));
   ASSERT_TRUE(loaded.has_value());
   const record::WorkloadResult& w = loaded->workloads[0];
   EXPECT_EQ(nlohmann::json(w), nlohmann::json(saved.workloads[0]));
@@ -74,7 +74,7 @@ TEST_F(AuditStoreTest, PeakAuxiliaryBytesHaveTheirOwnColumn) {
   {
     Store store = Store::open(path());
     record::EvaluationResult saved = audited_result();
-    store.save(saved);
+    store.evaluations().save(saved);
   }
   Database db(path());
   Statement select = db.prepare("SELECT peak_aux_bytes FROM workload_results ORDER BY ordinal");

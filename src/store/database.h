@@ -13,18 +13,26 @@ namespace d2k::store {
 
 class Database {
  public:
-  // Opens the file, creating it if missing; throws StoreError with SQLite's message.
-  explicit Database(const std::filesystem::path& path);
+  enum class Access { read_write, read_only };
+
+  // Opens the file, creating it if missing when `access` is read_write; throws StoreError with
+  // SQLite's message. A file the OS will not let us write opens read-only either way.
+  explicit Database(const std::filesystem::path& path, Access access = Access::read_write);
   ~Database();
   Database(const Database&) = delete;  // owns the connection; it must be closed once
   Database& operator=(const Database&) = delete;
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
 
+  // A copy of `file` in memory, which reads and writes never reach `file`; path() stays the
+  // file's, for messages.
+  static Database in_memory_copy(const Database& file);
+
   // Runs constant SQL text that takes no values: schema scripts, pragmas, transaction control.
   void exec(const char* sql) const;
   Statement prepare(std::string_view sql) const { return Statement(db_, sql); }
   int64_t last_insert_rowid() const;
+  bool read_only() const;
   const std::filesystem::path& path() const { return path_; }
   sqlite3* handle() const { return db_; }
 

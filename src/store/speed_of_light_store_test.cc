@@ -41,7 +41,7 @@ record::DeviceCeilings ceilings(const std::string& created_at, double bf16) {
 }
 
 TEST_F(SpeedOfLightStoreTest, NoCeilingsBeforeDoctorRan) {
-  EXPECT_FALSE(open().latest_device_ceilings("NVIDIA H200").has_value());
+  EXPECT_FALSE(open().ceilings().latest("NVIDIA H200").has_value());
 }
 
 TEST_F(SpeedOfLightStoreTest, NewestCeilingsOfTheDeviceWinWhateverItsSoftware) {
@@ -51,12 +51,12 @@ TEST_F(SpeedOfLightStoreTest, NewestCeilingsOfTheDeviceWinWhateverItsSoftware) {
   auto other_device = ceilings("2026-11-03T00:00:00Z", 3.0e14);
   const std::vector<record::ToolchainComponent> toolchain{{"nvcc", "13.0", "/usr/local/cuda/bin/nvcc"},
                                                           {"triton", "", "not importable"}};
-  store.save_device_ceilings(environment("NVIDIA H200", "2.8"), old, toolchain);
-  const int64_t id = store.save_device_ceilings(environment("NVIDIA H200", "2.9"), newer, toolchain);
-  store.save_device_ceilings(environment("NVIDIA H100", "2.9"), other_device, {});
+  store.ceilings().save(environment("NVIDIA H200", "2.8"), old, toolchain);
+  const int64_t id = store.ceilings().save(environment("NVIDIA H200", "2.9"), newer, toolchain);
+  store.ceilings().save(environment("NVIDIA H100", "2.9"), other_device, {});
   EXPECT_GT(id, 0);
 
-  const auto loaded = store.latest_device_ceilings("NVIDIA H200");
+  const auto loaded = store.ceilings().latest("NVIDIA H200");
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->created_at, "2026-11-02T00:00:00Z");
   EXPECT_EQ(nlohmann::json(loaded->matmul), nlohmann::json(newer.matmul));
@@ -70,9 +70,9 @@ TEST_F(SpeedOfLightStoreTest, NewestCeilingsOfTheDeviceWinWhateverItsSoftware) {
 TEST_F(SpeedOfLightStoreTest, SaveStampsMissingCreatedAt) {
   Store store = open();
   record::DeviceCeilings c = ceilings("", 1.0e14);
-  store.save_device_ceilings(environment("gpu", "2.9"), c, {});
+  store.ceilings().save(environment("gpu", "2.9"), c, {});
   EXPECT_FALSE(c.created_at.empty());
-  EXPECT_EQ(store.latest_device_ceilings("gpu")->created_at, c.created_at);
+  EXPECT_EQ(store.ceilings().latest("gpu")->created_at, c.created_at);
 }
 
 TEST_F(SpeedOfLightStoreTest, WorkloadBoundRoundTripsAndAbsentStaysAbsent) {
@@ -94,7 +94,7 @@ TEST_F(SpeedOfLightStoreTest, WorkloadBoundRoundTripsAndAbsentStaysAbsent) {
   record::WorkloadResult unbounded;
   unbounded.workload = "w2";
   result.workloads = {bounded, without_latency, unbounded};
-  const auto loaded = store.load(store.save(result));
+  const auto loaded = store.evaluations().load(store.evaluations().save(result));
   ASSERT_TRUE(loaded.has_value());
   ASSERT_TRUE(loaded->workloads[0].sol.has_value());
   const record::SpeedOfLight& sol = *loaded->workloads[0].sol;

@@ -42,19 +42,19 @@ class Importer {
   Importer(const fs::path& source, const fs::path& destination)
       : source_name_(source.string()),
         source_(Store::open(source)),
-        source_agents_(AgentStore::open(source)),
+        source_agents_(source_.agent_runs()),
         destination_(Store::open(destination)),
-        destination_agents_(AgentStore::open(destination)) {}
+        destination_agents_(destination_.agent_runs()) {}
 
   ImportReport run() {
     Query all;
     all.limit = 0;
     all.include_quick = true;
-    for (const EvaluationSummary& summary : source_.list(all)) import_evaluation(summary.id);
+    for (const EvaluationSummary& summary : source_.evaluations().list(all)) import_evaluation(summary.id);
     for (const AgentRun& run : source_agents_.runs()) import_run(run);
     JudgeQuery judged;
     judged.limit = 0;
-    for (const record::JudgeAssessment& assessment : source_.list_judge_assessments(judged)) {
+    for (const record::JudgeAssessment& assessment : source_.judge_assessments().list(judged)) {
       import_assessment(assessment);
     }
     return report_;
@@ -75,16 +75,16 @@ class Importer {
     query.impl_hash = result.impl_hash;
     query.include_quick = true;
     query.limit = 0;
-    for (const EvaluationSummary& summary : destination_.list(query)) {
+    for (const EvaluationSummary& summary : destination_.evaluations().list(query)) {
       if (summary.created_at != result.created_at) continue;
-      auto stored = destination_.load(summary.id);
+      auto stored = destination_.evaluations().load(summary.id);
       if (stored && stored->base_seed == result.base_seed) return stored;
     }
     return std::nullopt;
   }
 
   void import_evaluation(int64_t source_id) {
-    record::EvaluationResult result = *source_.load(source_id);
+    record::EvaluationResult result = *source_.evaluations().load(source_id);
     if (auto stored = stored_copy(result)) {
       evaluation_ids_[source_id] = stored->id;
       ++report_.evaluations_present;
@@ -96,7 +96,7 @@ class Importer {
       return;
     }
     result.id = 0;
-    evaluation_ids_[source_id] = destination_.save(result);
+    evaluation_ids_[source_id] = destination_.evaluations().save(result);
     ++report_.evaluations_added;
   }
 
@@ -146,7 +146,7 @@ class Importer {
     query.task = assessment.task_id;
     query.kind = assessment.kind;
     query.limit = 0;
-    for (const record::JudgeAssessment& stored : destination_.list_judge_assessments(query)) {
+    for (const record::JudgeAssessment& stored : destination_.judge_assessments().list(query)) {
       if (stored.created_at != assessment.created_at ||
           stored.candidate_hash != assessment.candidate_hash || stored.model != assessment.model ||
           stored.template_hash != assessment.template_hash) {
@@ -162,7 +162,7 @@ class Importer {
       return;
     }
     assessment.id = 0;
-    destination_.save(assessment);
+    destination_.judge_assessments().save(assessment);
     ++report_.assessments_added;
   }
 

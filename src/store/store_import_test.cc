@@ -43,10 +43,10 @@ class StoreImportTest : public ::testing::Test {
     const fs::path path = dir_ / name;
     Store store = Store::open(path);
     record::EvaluationResult reference = evaluation("reference", 1);
-    store.save(reference);
+    store.evaluations().save(reference);
     record::EvaluationResult solution = evaluation("solution", 2);
-    const int64_t solution_id = store.save(solution);
-    AgentStore agents = AgentStore::open(path);
+    const int64_t solution_id = store.evaluations().save(solution);
+    AgentStore agents = Store::open(path).agent_runs();
     AgentRun run;
     run.created_at = "2026-12-01T09:00:00Z";
     run.task_id = "cpu_scale_add";
@@ -73,7 +73,7 @@ class StoreImportTest : public ::testing::Test {
     assessment.candidate_hash = "00000000000000ab";
     assessment.model = "judge-model";
     assessment.status = record::JudgeStatus::verified;
-    store.save(assessment);
+    store.judge_assessments().save(assessment);
     return path;
   }
 
@@ -85,7 +85,7 @@ TEST_F(StoreImportTest, ImportsEveryRowOnceWithItsLinks) {
   const fs::path destination = dir_ / "main.sqlite";
   // Something already in the destination, so that the imported ids differ from the source's.
   record::EvaluationResult other = evaluation("baseline", 9);
-  Store::open(destination).save(other);
+  Store::open(destination).evaluations().save(other);
 
   const ImportReport first = import_store(source, destination);
   EXPECT_EQ(first.evaluations_added, 2);
@@ -106,16 +106,16 @@ TEST_F(StoreImportTest, ImportsEveryRowOnceWithItsLinks) {
   Store store = Store::open(destination);
   Query all;
   all.limit = 0;
-  EXPECT_EQ(store.list(all).size(), 3u);
+  EXPECT_EQ(store.evaluations().list(all).size(), 3u);
   JudgeQuery judged;
   judged.limit = 0;
-  EXPECT_EQ(store.list_judge_assessments(judged).size(), 1u);
-  AgentStore agents = AgentStore::open(destination);
+  EXPECT_EQ(store.judge_assessments().list(judged).size(), 1u);
+  AgentStore agents = Store::open(destination).agent_runs();
   const std::vector<AgentRun> runs = agents.runs();
   ASSERT_EQ(runs.size(), 1u);
   // The run and its evaluation event point at the imported solution, not at the source's id.
   ASSERT_TRUE(runs[0].final_evaluation_id.has_value());
-  const auto final = store.load(*runs[0].final_evaluation_id);
+  const auto final = store.evaluations().load(*runs[0].final_evaluation_id);
   ASSERT_TRUE(final.has_value());
   EXPECT_EQ(final->impl_kind, "solution");
   const auto events = agents.events(runs[0].id);
@@ -127,25 +127,25 @@ TEST_F(StoreImportTest, ImportsEveryRowOnceWithItsLinks) {
 TEST_F(StoreImportTest, ReportsARowStoredWithOtherContents) {
   const fs::path destination = dir_ / "main.sqlite";
   record::EvaluationResult stored = evaluation("reference", 1);
-  Store::open(destination).save(stored);
+  Store::open(destination).evaluations().save(stored);
   record::EvaluationResult changed = evaluation("reference", 1);
   changed.workloads[0].verdict = record::Verdict::incorrect;
-  Store::open(dir_ / "other.sqlite").save(changed);
+  Store::open(dir_ / "other.sqlite").evaluations().save(changed);
 
   const ImportReport report = import_store(dir_ / "other.sqlite", destination);
   EXPECT_EQ(report.evaluations_added, 0);
   ASSERT_EQ(report.conflicts.size(), 1u);
   EXPECT_NE(report.conflicts[0].find("kept the stored row"), std::string::npos);
-  const auto kept = Store::open(destination).load(stored.id);
+  const auto kept = Store::open(destination).evaluations().load(stored.id);
   EXPECT_EQ(kept->workloads[0].verdict, record::Verdict::passed);
 }
 
 TEST_F(StoreImportTest, AnotherSeedIsAnotherEvaluation) {
   const fs::path destination = dir_ / "main.sqlite";
   record::EvaluationResult first = evaluation("reference", 1);
-  Store::open(destination).save(first);
+  Store::open(destination).evaluations().save(first);
   record::EvaluationResult second = evaluation("reference", 2);
-  Store::open(dir_ / "other.sqlite").save(second);
+  Store::open(dir_ / "other.sqlite").evaluations().save(second);
   EXPECT_EQ(import_store(dir_ / "other.sqlite", destination).evaluations_added, 1);
 }
 
@@ -153,14 +153,14 @@ TEST_F(StoreImportTest, FinishesARunWhoseEventsWereCutShort) {
   const fs::path source = cell_store("cell.sqlite");
   const fs::path destination = dir_ / "main.sqlite";
   import_store(source, destination);
-  AgentStore source_agents = AgentStore::open(source);
+  AgentStore source_agents = Store::open(source).agent_runs();
   AgentEvent late;
   late.run_id = source_agents.runs()[0].id;
   late.kind = "agent";
   source_agents.append_event(late);
   const ImportReport report = import_store(source, destination);
   EXPECT_EQ(report.events_added, 1);
-  EXPECT_EQ(AgentStore::open(destination).events(AgentStore::open(destination).runs()[0].id).size(),
+  EXPECT_EQ(Store::open(destination).agent_runs().events(Store::open(destination).agent_runs().runs()[0].id).size(),
             4u);
 }
 

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 
+#include "store/schema.h"
+
 namespace d2k::store {
 namespace {
 
@@ -228,11 +230,11 @@ int64_t count_rows(const std::filesystem::path& path, const std::string& table) 
 TEST_F(StoreTest, RoundTripKeepsEveryField) {
   Store store = Store::open(store_path());
   record::EvaluationResult saved = full_result();
-  const int64_t id = store.save(saved);
+  const int64_t id = store.evaluations().save(saved);
   EXPECT_GT(id, 0);
   EXPECT_EQ(saved.id, id);
 
-  const auto loaded = store.load(id);
+  const auto loaded = store.evaluations().load(id);
   ASSERT_TRUE(loaded.has_value());
   expect_same(saved, *loaded);
   EXPECT_EQ(loaded->workloads[1].message, "Traceback\nline 2\0after nul"s);
@@ -244,8 +246,8 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
 TEST_F(StoreTest, AnEvaluationWithoutABuildLoadsWithout) {
   Store store = Store::open(store_path());
   record::EvaluationResult r = simple_result("t", "solution", "2026-01-01T00:00:00Z", true);
-  store.save(r);
-  const auto loaded = store.load(r.id);
+  store.evaluations().save(r);
+  const auto loaded = store.evaluations().load(r.id);
   ASSERT_TRUE(loaded.has_value());
   EXPECT_FALSE(loaded->build.has_value());
   EXPECT_FALSE(loaded->workloads.at(0).workspace_bytes.has_value());
@@ -257,8 +259,8 @@ TEST_F(StoreTest, InvalidUtf8IsKeptInColumnsAndReplacedInsideJson) {
   const std::string cut = "caf\xc3";  // "café" cut inside its last character
   r.workloads[0].message = cut;
   r.workloads[0].trials = {{.failure = cut}};
-  store.save(r);
-  const auto loaded = store.load(r.id);
+  store.evaluations().save(r);
+  const auto loaded = store.evaluations().load(r.id);
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->workloads[0].message, cut);
   EXPECT_EQ(loaded->workloads[0].trials.at(0).failure, "caf\xef\xbf\xbd");  // U+FFFD
@@ -267,18 +269,18 @@ TEST_F(StoreTest, InvalidUtf8IsKeptInColumnsAndReplacedInsideJson) {
 TEST_F(StoreTest, LoadOfUnknownIdIsEmpty) {
   Store store = Store::open(store_path());
   record::EvaluationResult r = simple_result("t", "reference", "2026-01-01T00:00:00Z", true);
-  const int64_t id = store.save(r);
-  EXPECT_FALSE(store.load(id + 1).has_value());
-  EXPECT_FALSE(store.load(0).has_value());
+  const int64_t id = store.evaluations().save(r);
+  EXPECT_FALSE(store.evaluations().load(id + 1).has_value());
+  EXPECT_FALSE(store.evaluations().load(0).has_value());
 }
 
 TEST_F(StoreTest, SaveStampsMissingCreatedAt) {
   Store store = Store::open(store_path());
   record::EvaluationResult r = simple_result("t", "reference", "", true);
-  store.save(r);
+  store.evaluations().save(r);
   ASSERT_EQ(r.created_at.size(), 20u) << r.created_at;  // 2026-11-29T21:40:05Z
   EXPECT_EQ(r.created_at.back(), 'Z');
-  EXPECT_EQ(store.load(r.id)->created_at, r.created_at);
+  EXPECT_EQ(store.evaluations().load(r.id)->created_at, r.created_at);
 }
 
 TEST_F(StoreTest, IdsIncreaseAndEnvironmentsAreShared) {
@@ -287,13 +289,13 @@ TEST_F(StoreTest, IdsIncreaseAndEnvironmentsAreShared) {
   record::EvaluationResult b = a;
   record::EvaluationResult c = a;
   c.environment.torch = "2.6.0";
-  const int64_t first = store.save(a);
-  const int64_t second = store.save(b);
-  store.save(c);
+  const int64_t first = store.evaluations().save(a);
+  const int64_t second = store.evaluations().save(b);
+  store.evaluations().save(c);
   EXPECT_GT(second, first);
   EXPECT_EQ(count_rows(store_path(), "evaluations"), 3);
   EXPECT_EQ(count_rows(store_path(), "environments"), 2);
-  EXPECT_EQ(store.load(c.id)->environment.torch, "2.6.0");
+  EXPECT_EQ(store.evaluations().load(c.id)->environment.torch, "2.6.0");
 }
 
 TEST_F(StoreTest, ListFiltersAndOrdersNewestFirst) {
@@ -307,11 +309,11 @@ TEST_F(StoreTest, ListFiltersAndOrdersNewestFirst) {
   record::EvaluationResult c = simple_result("t2", "solution", "2026-01-01T00:00:00Z", true);
   record::EvaluationResult e = simple_result("t2", "solution", "2026-01-01T12:00:00Z", false);
   // Saved out of time order, so that ordering by id alone would fail.
-  for (auto* r : {&a, &b, &d, &c, &e}) store.save(*r);
+  for (auto* r : {&a, &b, &d, &c, &e}) store.evaluations().save(*r);
 
   auto ids = [&](const Query& query) {
     std::vector<int64_t> out;
-    for (const auto& s : store.list(query)) out.push_back(s.id);
+    for (const auto& s : store.evaluations().list(query)) out.push_back(s.id);
     return out;
   };
   using Ids = std::vector<int64_t>;
@@ -324,7 +326,7 @@ TEST_F(StoreTest, ListFiltersAndOrdersNewestFirst) {
   EXPECT_EQ(ids({.limit = 0}).size(), 5u);
   EXPECT_TRUE(ids({.task = "nope"}).empty());
 
-  const auto summaries = store.list({.impl_kind = "reference"});
+  const auto summaries = store.evaluations().list({.impl_kind = "reference"});
   ASSERT_EQ(summaries.size(), 1u);
   const EvaluationSummary& s = summaries[0];
   EXPECT_EQ(s.id, b.id);
@@ -343,10 +345,10 @@ TEST_F(StoreTest, ListReturnsFiftyByDefault) {
   Store store = Store::open(store_path());
   for (int i = 0; i < 51; ++i) {
     record::EvaluationResult r = simple_result("t", "solution", "2026-01-01T00:00:00Z", true);
-    store.save(r);
+    store.evaluations().save(r);
   }
-  EXPECT_EQ(store.list({}).size(), 50u);
-  EXPECT_EQ(store.list({.limit = 0}).size(), 51u);
+  EXPECT_EQ(store.evaluations().list({}).size(), 50u);
+  EXPECT_EQ(store.evaluations().list({.limit = 0}).size(), 51u);
 }
 
 // A one-workload evaluation of task "t", workload "w", whose latency mean tells it apart.
@@ -383,7 +385,7 @@ TEST_F(StoreTest, CachedWorkloadIsNewestPassedForTheKey) {
       cache_entry("H200", "h", 1, "2026-01-05T00:00:00Z", Verdict::passed, 8.0);
   other_workload.workloads[0].workload = "w2";
   entries.push_back(other_workload);
-  for (auto& r : entries) store.save(r);
+  for (auto& r : entries) store.evaluations().save(r);
 
   const CacheKey key{.device_name = "H200",
                      .task_id = "t",
@@ -391,7 +393,7 @@ TEST_F(StoreTest, CachedWorkloadIsNewestPassedForTheKey) {
                      .impl_kind = "reference",
                      .impl_hash = "h",
                      .protocol_version = 1};
-  const auto hit = store.cached_workload(key);
+  const auto hit = store.evaluations().cached_workload(key);
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->verdict, record::Verdict::passed);
   ASSERT_TRUE(hit->latency.has_value());
@@ -399,25 +401,25 @@ TEST_F(StoreTest, CachedWorkloadIsNewestPassedForTheKey) {
 
   CacheKey newer_protocol = key;
   newer_protocol.protocol_version = 2;
-  EXPECT_EQ(store.cached_workload(newer_protocol)->latency->mean_s, 4.0);
+  EXPECT_EQ(store.evaluations().cached_workload(newer_protocol)->latency->mean_s, 4.0);
   CacheKey other_device = key;
   other_device.device_name = "B200";
-  EXPECT_EQ(store.cached_workload(other_device)->latency->mean_s, 5.0);
+  EXPECT_EQ(store.evaluations().cached_workload(other_device)->latency->mean_s, 5.0);
 
   CacheKey unknown = key;
   unknown.device_name = "A100";
-  EXPECT_FALSE(store.cached_workload(unknown).has_value());
+  EXPECT_FALSE(store.evaluations().cached_workload(unknown).has_value());
   unknown = key;
   unknown.protocol_version = 3;
-  EXPECT_FALSE(store.cached_workload(unknown).has_value());
+  EXPECT_FALSE(store.evaluations().cached_workload(unknown).has_value());
 }
 
 TEST_F(StoreTest, CachedWorkloadIgnoresAKeyWithOnlyFailures) {
   Store store = Store::open(store_path());
   record::EvaluationResult r =
       cache_entry("H200", "h", 1, "2026-01-01T00:00:00Z", record::Verdict::timed_out, 1.0);
-  store.save(r);
-  EXPECT_FALSE(store.cached_workload({"H200", "t", "w", "reference", "h", 1}).has_value());
+  store.evaluations().save(r);
+  EXPECT_FALSE(store.evaluations().cached_workload({"H200", "t", "w", "reference", "h", 1}).has_value());
 }
 
 TEST_F(StoreTest, CachedWorkloadComesOnlyFromTheSameKind) {
@@ -430,35 +432,35 @@ TEST_F(StoreTest, CachedWorkloadComesOnlyFromTheSameKind) {
   record::EvaluationResult submission =
       cache_entry("H200", "h", 1, "2026-01-02T00:00:00Z", record::Verdict::passed, 9.0);
   submission.impl_kind = "solution";
-  store.save(baseline);
-  store.save(submission);
-  const auto hit = store.cached_workload({"H200", "t", "w", "baseline", "h", 1});
+  store.evaluations().save(baseline);
+  store.evaluations().save(submission);
+  const auto hit = store.evaluations().cached_workload({"H200", "t", "w", "baseline", "h", 1});
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->latency->mean_s, 1.0);
-  EXPECT_EQ(store.cached_workload({"H200", "t", "w", "solution", "h", 1})->latency->mean_s, 9.0);
-  EXPECT_FALSE(store.cached_workload({"H200", "t", "w", "expert", "h", 1}).has_value());
+  EXPECT_EQ(store.evaluations().cached_workload({"H200", "t", "w", "solution", "h", 1})->latency->mean_s, 9.0);
+  EXPECT_FALSE(store.evaluations().cached_workload({"H200", "t", "w", "expert", "h", 1}).has_value());
 }
 
 TEST_F(StoreTest, ReopeningKeepsData) {
   record::EvaluationResult saved = full_result();
   {
     Store store = Store::open(store_path());
-    store.save(saved);
+    store.evaluations().save(saved);
   }
   Store reopened = Store::open(store_path());
-  const auto loaded = reopened.load(saved.id);
+  const auto loaded = reopened.evaluations().load(saved.id);
   ASSERT_TRUE(loaded.has_value());
   expect_same(saved, *loaded);
-  EXPECT_EQ(reopened.list({}).size(), 1u);
+  EXPECT_EQ(reopened.evaluations().list({}).size(), 1u);
 }
 
 TEST_F(StoreTest, TwoConnectionsSeeEachOthersWrites) {
   Store writer = Store::open(store_path());
   Store reader = Store::open(store_path());
   record::EvaluationResult r = simple_result("t", "expert", "2026-01-01T00:00:00Z", true);
-  writer.save(r);
-  ASSERT_TRUE(reader.load(r.id).has_value());
-  EXPECT_EQ(reader.load(r.id)->impl_kind, "expert");
+  writer.evaluations().save(r);
+  ASSERT_TRUE(reader.evaluations().load(r.id).has_value());
+  EXPECT_EQ(reader.evaluations().load(r.id)->impl_kind, "expert");
 }
 
 TEST_F(StoreTest, SchemaVersionIsRecorded) {
@@ -466,7 +468,7 @@ TEST_F(StoreTest, SchemaVersionIsRecorded) {
   Database db(store_path());
   Statement version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
   ASSERT_TRUE(version.step());
-  EXPECT_EQ(version.column_int(0), 7);
+  EXPECT_EQ(version.column_int(0), schema_version());
 }
 
 TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
@@ -479,7 +481,7 @@ TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
     Store::open(store_path());
     FAIL() << "opened a store with a newer schema";
   } catch (const StoreError& error) {
-    EXPECT_NE(std::string(error.what()).find("schema version 8, newer than this d2k knows (7)"),
+    EXPECT_NE(std::string(error.what()).find("schema version 9, newer than this d2k knows (8)"),
               std::string::npos)
         << error.what();
   }
@@ -549,9 +551,9 @@ TEST_F(StoreTest, JudgeAssessmentRoundTripKeepsEveryField) {
                                                    record::JudgeStatus::verified,
                                                    "2026-11-30T10:00:00Z");
   saved.correctness = "evaluation 12 (passed)";
-  const int64_t id = store.save(saved);
+  const int64_t id = store.judge_assessments().save(saved);
   EXPECT_EQ(saved.id, id);
-  const auto rows = store.list_judge_assessments();
+  const auto rows = store.judge_assessments().list();
   ASSERT_EQ(rows.size(), 1u);
   const record::JudgeAssessment& loaded = rows[0];
   EXPECT_EQ(nlohmann::json(loaded), nlohmann::json(saved));
@@ -570,9 +572,9 @@ TEST_F(StoreTest, JudgeAssessmentWithoutScoresHasNullScoreColumns) {
   Store store = Store::open(store_path());
   record::JudgeAssessment a = judge_assessment("muon", record::JudgeKind::design,
                                                record::JudgeStatus::unverified, "");
-  store.save(a);
+  store.judge_assessments().save(a);
   EXPECT_EQ(a.created_at.size(), 20u);
-  const auto rows = store.list_judge_assessments();
+  const auto rows = store.judge_assessments().list();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_FALSE(rows[0].js.has_value());
   EXPECT_TRUE(rows[0].levels.empty());
@@ -593,10 +595,10 @@ TEST_F(StoreTest, JudgeAssessmentsListFiltersAndOrdersNewestFirst) {
   auto b = judge_assessment("t1", JudgeKind::design, JudgeStatus::verified, "2026-01-03T00:00:00Z");
   auto c = judge_assessment("t2", JudgeKind::impl, JudgeStatus::error, "2026-01-01T00:00:00Z");
   auto d = judge_assessment("t1", JudgeKind::impl, JudgeStatus::unverified, "2026-01-03T00:00:00Z");
-  for (auto* x : {&a, &b, &c, &d}) store.save(*x);
+  for (auto* x : {&a, &b, &c, &d}) store.judge_assessments().save(*x);
   auto ids = [&](const JudgeQuery& query) {
     std::vector<int64_t> out;
-    for (const auto& row : store.list_judge_assessments(query)) out.push_back(row.id);
+    for (const auto& row : store.judge_assessments().list(query)) out.push_back(row.id);
     return out;
   };
   using Ids = std::vector<int64_t>;
@@ -613,22 +615,37 @@ TEST_F(StoreTest, ListFiltersByImplementationHash) {
   record::EvaluationResult a = simple_result("t", "solution", "2026-01-01T00:00:00Z", true);
   record::EvaluationResult b = simple_result("t", "solution", "2026-01-02T00:00:00Z", false);
   b.impl_hash = "other";
-  store.save(a);
-  store.save(b);
-  const auto rows = store.list({.impl_hash = "other"});
+  store.evaluations().save(a);
+  store.evaluations().save(b);
+  const auto rows = store.evaluations().list({.impl_hash = "other"});
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].id, b.id);
+}
+
+TEST_F(StoreTest, AnAnchorKeepsItsName) {
+  Store store = Store::open(store_path());
+  record::EvaluationResult anchor = simple_result("t", "anchor", "2026-01-01T00:00:00Z", true);
+  anchor.anchor = "torch_compile";
+  record::EvaluationResult expert = simple_result("t", "expert", "2026-01-01T00:00:01Z", true);
+  store.evaluations().save(anchor);
+  store.evaluations().save(expert);
+  EXPECT_EQ(store.evaluations().load(anchor.id)->anchor, "torch_compile");
+  EXPECT_EQ(store.evaluations().load(expert.id)->anchor, "");
+  const auto listed = store.evaluations().list({.impl_kind = "anchor"});
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].anchor, "torch_compile");
 }
 
 TEST_F(StoreTest, JudgeTableIsAddedToAVersionOneStore) {
   record::EvaluationResult r = simple_result("t", "baseline", "2026-01-01T00:00:00Z", true);
   {
     Store store = Store::open(store_path());
-    store.save(r);
+    store.evaluations().save(r);
   }
   {
     // Take the file back to version 1: the evaluation tables as they were, no judge table.
     Database db(store_path());
+    db.exec("ALTER TABLE evaluations DROP COLUMN anchor");
     db.exec("ALTER TABLE evaluations DROP COLUMN mode");
     db.exec("ALTER TABLE workload_results DROP COLUMN timing_json");
     db.exec("ALTER TABLE workload_results DROP COLUMN latency_json");
@@ -645,11 +662,11 @@ TEST_F(StoreTest, JudgeTableIsAddedToAVersionOneStore) {
     db.exec("UPDATE meta SET value = 1 WHERE key = 'schema_version'");
   }
   Store store = Store::open(store_path());
-  ASSERT_TRUE(store.load(r.id).has_value());
+  ASSERT_TRUE(store.evaluations().load(r.id).has_value());
   record::JudgeAssessment a = judge_assessment("t", record::JudgeKind::impl,
                                                record::JudgeStatus::verified, "");
-  store.save(a);
-  EXPECT_EQ(store.list_judge_assessments().size(), 1u);
+  store.judge_assessments().save(a);
+  EXPECT_EQ(store.judge_assessments().list().size(), 1u);
 }
 
 TEST(StoreDefaultPath, ComesFromTheEnvironmentOrTheCurrentDirectory) {

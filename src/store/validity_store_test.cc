@@ -44,9 +44,9 @@ TEST_F(ValidityStoreTest, FindingsAndTheSandboxStatementRoundTrip) {
   result.findings.push_back({"forbidden_call:torch.ops.*", "forbidden_call", "uses torch.ops",
                              "solution.py", 10, {"ops = getattr(torch, PART + \"ps\")"}});
   result.sandbox = "filesystem, network, process view, limits";
-  const int64_t id = store.save(result);
+  const int64_t id = store.evaluations().save(result);
 
-  const auto loaded = store.load(id);
+  const auto loaded = store.evaluations().load(id);
   ASSERT_TRUE(loaded);
   ASSERT_EQ(loaded->findings.size(), 1u);
   EXPECT_EQ(loaded->findings[0].rule, "forbidden_call:torch.ops.*");
@@ -58,7 +58,7 @@ TEST_F(ValidityStoreTest, FindingsAndTheSandboxStatementRoundTrip) {
 TEST_F(ValidityStoreTest, AnEvaluationWithoutEitherLoadsEmpty) {
   Store store = Store::open(dir_ / "store.sqlite");
   record::EvaluationResult result = evaluation();
-  const auto loaded = store.load(store.save(result));
+  const auto loaded = store.evaluations().load(store.evaluations().save(result));
   ASSERT_TRUE(loaded);
   EXPECT_TRUE(loaded->findings.empty());
   EXPECT_TRUE(loaded->sandbox.empty());

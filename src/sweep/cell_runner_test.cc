@@ -38,7 +38,7 @@ class CellRunnerTest : public ::testing::Test {
     result.task_id = "cpu_scale_add";
     result.impl_kind = "reference";
     result.impl_hash = hash;
-    store::Store::open(store_argument(process)).save(result);
+    store::Store::open(store_argument(process)).evaluations().save(result);
   }
 
   fs::path root_;

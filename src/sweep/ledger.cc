@@ -38,11 +38,11 @@ Ledger Ledger::read(const std::filesystem::path& path) {
   store::Store store = store::Store::open(path);
   store::Query query;
   query.limit = 0;
-  auto evaluations = store.list(query);
+  auto evaluations = store.evaluations().list(query);
   store::JudgeQuery judge_query;
   judge_query.limit = 0;
-  auto assessments = store.list_judge_assessments(judge_query);
-  auto runs = store::AgentStore::open(path).runs();
+  auto assessments = store.judge_assessments().list(judge_query);
+  auto runs = store.agent_runs().runs();
   return Ledger(std::move(evaluations), std::move(runs), std::move(assessments));
 }
 

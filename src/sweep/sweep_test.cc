@@ -39,7 +39,7 @@ class SweepTest : public ::testing::Test {
       result.impl_hash = cell.impl_hash;
       result.base_seed = static_cast<uint64_t>(saved_);
       const fs::path temp = dir_ / "temp.sqlite";
-      store::Store::open(temp).save(result);
+      store::Store::open(temp).evaluations().save(result);
       fs::rename(temp, dir_ / "plan.sweep" / "records" / (cell.file_stem() + ".sqlite"));
       return ProcessExit{true, 0};
     };
@@ -54,7 +54,7 @@ class SweepTest : public ::testing::Test {
   size_t stored() const {
     store::Query all;
     all.limit = 0;
-    return store::Store::open(dir_ / "store.sqlite").list(all).size();
+    return store::Store::open(dir_ / "store.sqlite").evaluations().list(all).size();
   }
 
   fs::path dir_;

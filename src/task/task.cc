@@ -14,11 +14,12 @@ constexpr util::EnumNames<Device, 2> kDeviceNames{{
     {Device::cpu, "cpu"},
 }};
 
-constexpr util::EnumNames<ImplKind, 4> kImplKindNames{{
+constexpr util::EnumNames<ImplKind, 5> kImplKindNames{{
     {ImplKind::reference, "reference"},
     {ImplKind::baseline, "baseline"},
     {ImplKind::expert, "expert"},
     {ImplKind::solution, "solution"},
+    {ImplKind::anchor, "anchor"},
 }};
 
 constexpr util::EnumNames<Category, 4> kCategoryNames{{
@@ -124,8 +125,34 @@ std::filesystem::path Task::implementation_file(ImplKind kind) const {
     case ImplKind::solution:
       throw std::invalid_argument(
           "a solution is a file given by the user; it has no fixed place in the task folder");
+    case ImplKind::anchor:
+      throw std::invalid_argument("an anchor is named: anchor_file(name)");
   }
   throw std::invalid_argument("ImplKind value out of range");
+}
+
+std::vector<std::string> Task::anchor_names() const {
+  std::vector<std::string> names;
+  const std::filesystem::path folder = dir / "anchors";
+  if (!std::filesystem::is_directory(folder)) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".py") {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::filesystem::path Task::anchor_file(const std::string& name) const {
+  const std::vector<std::string> names = anchor_names();
+  if (!contains(names, name)) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("task " + id + " has no anchor '" + name + "' (anchors: " +
+                                (known.empty() ? "none" : known) + ")");
+  }
+  return dir / "anchors" / (name + ".py");
 }
 
 }  // namespace d2k::task

@@ -23,7 +23,9 @@ std::string to_string(Device device);
 std::optional<Device> parse_device(std::string_view text);
 
 // Which implementation of a task an evaluation runs. `solution` is a file given by the user.
-enum class ImplKind { reference, baseline, expert, solution };
+// An anchor is a library path the repository times beside the expert
+// (tasks/<task>/anchors/<name>.py): torch.compile of the reference, a vendor library.
+enum class ImplKind { reference, baseline, expert, solution, anchor };
 
 std::string to_string(ImplKind kind);
 std::optional<ImplKind> parse_impl_kind(std::string_view text);
@@ -168,6 +170,11 @@ struct Task {
   // The file that implements `kind`: reference.py; for a baseline or expert its folder's
   // solution.py, or its native solution.cu / solution.cpp when there is no solution.py.
   std::filesystem::path implementation_file(ImplKind kind) const;
+  // The task's anchors: the stems of anchors/*.py, sorted; empty without an anchors folder.
+  std::vector<std::string> anchor_names() const;
+  // anchors/<name>.py; throws std::invalid_argument naming the task's anchors when it has no
+  // anchor of that name.
+  std::filesystem::path anchor_file(const std::string& name) const;
 };
 
 }  // namespace d2k::task

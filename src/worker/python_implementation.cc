@@ -8,9 +8,10 @@
 namespace d2k::worker {
 
 PythonImplementation::PythonImplementation(python::Session& session,
-                                           const std::filesystem::path& file)
+                                           const std::filesystem::path& file,
+                                           const std::filesystem::path& import_dir)
     : session_(session) {
-  session_.load_implementation(file);
+  session_.load_implementation(file, import_dir);
 }
 
 void PythonImplementation::watch_memory() {

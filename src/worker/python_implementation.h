@@ -10,8 +10,9 @@ namespace d2k::worker {
 // run(...) of a Python file (the reference, or a Python candidate) in the worker's session.
 class PythonImplementation : public Implementation {
  public:
-  // Imports `file`; throws python::LoadError.
-  PythonImplementation(python::Session& session, const std::filesystem::path& file);
+  // Imports `file` (with `import_dir` on sys.path, when given); throws python::LoadError.
+  PythonImplementation(python::Session& session, const std::filesystem::path& file,
+                       const std::filesystem::path& import_dir = {});
 
   std::optional<uint64_t> prepare(int, const std::vector<protocol::TensorFile>&) override {
     return std::nullopt;

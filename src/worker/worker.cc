@@ -170,7 +170,8 @@ class Worker {
  private:
   std::unique_ptr<Implementation> load_implementation() {
     if (setup_.language == "python") {
-      return std::make_unique<PythonImplementation>(session_, setup_.implementation);
+      return std::make_unique<PythonImplementation>(session_, setup_.implementation,
+                                                    setup_.import_dir);
     }
     return std::make_unique<NativeImplementation>(session_, setup_.library, setup_.arguments,
                                                   device_.cuda(), device_.harness_stream());

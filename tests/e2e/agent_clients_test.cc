@@ -156,7 +156,7 @@ class AgentClientsTest : public ::testing::Test {
     EXPECT_FALSE(fs::exists(home_ / "hook-ran"));
 
     // Every call reached d2k, in the trajectory's order, and none failed.
-    const store::AgentStore agents = store::AgentStore::open(run_.store());
+    const store::AgentStore agents = store::Store::open(run_.store()).agent_runs();
     std::vector<std::string> calls;
     for (const auto& event : agents.events(run["id"].get<int64_t>())) {
       if (event.kind == "call") calls.push_back(event.tool);
@@ -216,7 +216,7 @@ class AgentClientsTest : public ::testing::Test {
     EXPECT_NE(result.err.find(hint), std::string::npos) << result.err;
     EXPECT_EQ(json::parse(result.out)["status"], "agent_unavailable");
     EXPECT_FALSE(fs::exists(workspace_));  // nothing staged
-    EXPECT_TRUE(store::AgentStore::open(run_.store()).runs().empty());
+    EXPECT_TRUE(store::Store::open(run_.store()).agent_runs().runs().empty());
   }
 
   D2kRun run_;

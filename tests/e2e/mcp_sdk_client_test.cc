@@ -56,7 +56,7 @@ TEST(McpSdkClientTest, ReadWriteBashAndSubmitThroughTheOfficialClient) {
 
   // The client disconnected: the run it drove is over, its submission selected, without
   // `d2k agent select`; the report scores it.
-  const auto run_record = store::AgentStore::open(run.store()).load_run(1);
+  const auto run_record = store::Store::open(run.store()).agent_runs().load_run(1);
   ASSERT_TRUE(run_record.has_value());
   EXPECT_EQ(run_record->status, "finished");
   EXPECT_TRUE(run_record->finished_at.has_value());

@@ -26,8 +26,8 @@ std::map<std::string, std::string> outcomes(const fs::path& path) {
   store::Query all;
   all.limit = 0;
   std::map<std::string, std::string> out;
-  for (const auto& summary : store.list(all)) {
-    const auto result = store.load(summary.id);
+  for (const auto& summary : store.evaluations().list(all)) {
+    const auto result = store.evaluations().load(summary.id);
     std::string verdicts;
     for (const auto& w : result->workloads) {
       verdicts += w.workload + "=" + record::to_string(w.verdict) + "/" + w.reason_code + " ";

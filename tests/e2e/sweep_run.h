@@ -30,7 +30,7 @@ inline std::map<std::string, int> evaluations_per_cell(const std::filesystem::pa
   store::Query all;
   all.limit = 0;
   std::map<std::string, int> counts;
-  for (const auto& e : store::Store::open(store).list(all)) ++counts[e.task_id + " " + e.impl_kind];
+  for (const auto& e : store::Store::open(store).evaluations().list(all)) ++counts[e.task_id + " " + e.impl_kind];
   return counts;
 }
 

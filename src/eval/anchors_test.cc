@@ -1,0 +1,117 @@
+// The repository's anchors (tasks/<task>/anchors/<name>.py): each GPU task has torch.compile of
+// its reference and a library path, every anchor keeps the task's solution contract, loads,
+// and passes the static check it is evaluated under.
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "eval/evaluator.h"
+#include "task/task_loader.h"
+#include "validity/python_analyzer.h"
+
+namespace d2k::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSource = D2K_SOURCE_DIR;
+
+// "def run(a, b, c=5):" -> "a, b, c=5"; empty when the file defines no run.
+std::string run_parameters(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  const std::regex def(R"(^def run\((.*)\):)");
+  std::smatch match;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, match, def)) return match[1];
+  }
+  return "";
+}
+
+std::vector<task::Task> tasks_with_anchors() {
+  std::vector<task::Task> found;
+  for (const fs::path root : {kSource / "tasks", kSource / "tests" / "fixtures" / "tasks"}) {
+    for (const auto& entry : fs::directory_iterator(root)) {
+      if (!fs::is_directory(entry.path() / "anchors")) continue;
+      found.push_back(task::load_task(entry.path()));
+    }
+  }
+  return found;
+}
+
+TEST(Anchors, EveryGpuTaskHasTorchCompileAndALibraryPath) {
+  for (const char* id : {"muon_orthogonalization", "paged_gqa_decode", "fused_moe",
+                         "topk_topp_sampling"}) {
+    SCOPED_TRACE(id);
+    const std::vector<std::string> names = task::load_task(kSource / "tasks" / id).anchor_names();
+    EXPECT_NE(std::find(names.begin(), names.end(), "torch_compile"), names.end());
+    // Muon's library path is torch.compile itself (its products are plain GEMMs).
+    if (std::string(id) != "muon_orthogonalization") EXPECT_GE(names.size(), 2u);
+  }
+}
+
+TEST(Anchors, KeepTheSolutionContractAndPassTheirStaticCheck) {
+  int checked = 0;
+  for (const task::Task& task : tasks_with_anchors()) {
+    const std::string contract = run_parameters(task.dir / "solution.py");
+    ASSERT_FALSE(contract.empty()) << task.dir;
+    for (const std::string& name : task.anchor_names()) {
+      const fs::path file = task.anchor_file(name);
+      SCOPED_TRACE(file.string());
+      ++checked;
+      EXPECT_EQ(run_parameters(file), contract);
+      for (const auto& finding : validity::PythonAnalyzer().analyze(file, anchor_rules())) {
+        ADD_FAILURE() << finding.file << ":" << finding.line << ": " << finding.message << " ["
+                      << finding.rule << "]";
+      }
+    }
+  }
+  EXPECT_GE(checked, 9);
+}
+
+// Imported as the worker imports an anchor: its folder and the task folder on sys.path. The
+// torch.compile anchors compile on their first call, so they load with any torch.
+TEST(Anchors, Load) {
+  for (const task::Task& task : tasks_with_anchors()) {
+    for (const std::string& name : task.anchor_names()) {
+      const fs::path file = task.anchor_file(name);
+      SCOPED_TRACE(file.string());
+      const std::string command =
+          std::string(D2K_PYTHON_EXECUTABLE) + " -c \"import importlib.util, sys; sys.path[:0] = ['" +
+          file.parent_path().string() + "', '" + task.dir.string() +
+          "']; spec = importlib.util.spec_from_file_location('anchor', '" + file.string() +
+          "'); module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module); "
+          "assert callable(module.run)\" 2>&1";
+      FILE* pipe = popen(command.c_str(), "r");
+      ASSERT_NE(pipe, nullptr);
+      std::string output;
+      char buffer[512];
+      while (fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+      EXPECT_EQ(pclose(pipe), 0) << output;
+    }
+  }
+}
+
+TEST(Anchors, AnUnknownAnchorIsNamedWithTheKnownOnes) {
+  const task::Task task = task::load_task(kSource / "tests" / "fixtures" / "tasks" / "cpu_scale_add");
+  EXPECT_EQ(task.anchor_names(), (std::vector<std::string>{"reference_call", "torch_add"}));
+  try {
+    task.anchor_file("cublas");
+    FAIL() << "an unknown anchor was found";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("reference_call, torch_add"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_TRUE(task::load_task(kSource / "tests" / "fixtures" / "tasks" / "cpu_ema_state")
+                  .anchor_names()
+                  .empty());
+}
+
+}  // namespace
+}  // namespace d2k::eval
