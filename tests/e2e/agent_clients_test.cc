@@ -15,6 +15,7 @@
 
 #include "d2k_run.h"
 #include "store/agent_store.h"
+#include "store/store.h"
 
 namespace d2k::e2e {
 namespace {
