@@ -21,15 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> suite_tasks() {
-  std::vector<fs::path> tasks;
-  for (const auto& entry : fs::directory_iterator(fs::path(D2K_SOURCE_DIR) / "tasks")) {
-    if (fs::exists(entry.path() / "config.json")) tasks.push_back(entry.path());
-  }
-  std::sort(tasks.begin(), tasks.end());
-  return tasks;
-}
-
 std::vector<std::string> files_in(const fs::path& root) {
   std::vector<std::string> files;
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
@@ -89,7 +80,8 @@ TEST_P(WorkspaceLeakageTest, NoWorkspaceShowsADateOrACommit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(SuiteTasks, WorkspaceLeakageTest, ::testing::ValuesIn(suite_tasks()),
+INSTANTIATE_TEST_SUITE_P(SuiteTasks, WorkspaceLeakageTest,
+                         ::testing::ValuesIn(task::find_task_dirs(fs::path(D2K_SOURCE_DIR) / "tasks")),
                          [](const auto& info) { return info.param.filename().string(); });
 
 }  // namespace

@@ -11,21 +11,13 @@
 #include <fmt/ranges.h>
 
 #include "task/leakage.h"
+#include "task/task_loader.h"
 #include "util/text.h"
 
 namespace d2k::task {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<fs::path> suite_tasks() {
-  std::vector<fs::path> tasks;
-  for (const auto& entry : fs::directory_iterator(fs::path(D2K_SOURCE_DIR) / "tasks")) {
-    if (fs::exists(entry.path() / "config.json")) tasks.push_back(entry.path());
-  }
-  std::sort(tasks.begin(), tasks.end());
-  return tasks;
-}
 
 // What holds the design: the guidance, the judge's criteria and the expert's notes.
 std::vector<fs::path> design_files(const fs::path& task) {
@@ -36,10 +28,12 @@ std::vector<fs::path> design_files(const fs::path& task) {
   return files;
 }
 
-TEST(TaskLeakageTest, TheSuiteHasItsTasks) { EXPECT_GE(suite_tasks().size(), 5u); }
+TEST(TaskLeakageTest, TheSuiteHasItsTasks) {
+  EXPECT_GE(find_task_dirs(fs::path(D2K_SOURCE_DIR) / "tasks").size(), 5u);
+}
 
 TEST(TaskLeakageTest, NoDescriptionSharesAPhraseWithItsDesign) {
-  for (const auto& task : suite_tasks()) {
+  for (const auto& task : find_task_dirs(fs::path(D2K_SOURCE_DIR) / "tasks")) {
     const std::string description = util::read_text_file(task / "task_description.md");
     for (const auto& file : design_files(task)) {
       const auto shared = shared_phrases(description, util::read_text_file(file));
