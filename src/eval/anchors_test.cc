@@ -22,11 +22,12 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = D2K_SOURCE_DIR;
 
-// "def run(a, b, c=5):" -> "a, b, c=5"; empty when the file defines no run.
+// "def run(a, b, c=5):" -> "a, b, c=5" (a return annotation allowed); empty when the file
+// defines no run.
 std::string run_parameters(const fs::path& file) {
   std::ifstream in(file);
   std::string line;
-  const std::regex def(R"(^def run\((.*)\):)");
+  const std::regex def(R"(^def run\((.*)\)(\s*->[^:]*)?:)");
   std::smatch match;
   while (std::getline(in, line)) {
     if (std::regex_search(line, match, def)) return match[1];
