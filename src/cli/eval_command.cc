@@ -126,12 +126,13 @@ std::function<int()> define_eval(CLI::App& app, const GlobalOptions& global) {
     // Before the device check: a language the task refuses is the first thing to fix.
     if (!flags->solution.empty()) eval::candidate_language(task, flags->solution);
     if (flags->build_only) return build_only(task, flags->solution, flags->json);
-    std::optional<store::Store> store;
-    if (!flags->no_store) store.emplace(open_store_for_writing(global));
+    // The device first: a machine that cannot run the task gets no store file either.
     if (task.evaluation.device == task::Device::cuda) {
       const auto availability = runtime::probe_cuda_device();
       if (!availability.available) return explain_missing_device(task, availability.reason);
     }
+    std::optional<store::Store> store;
+    if (!flags->no_store) store.emplace(open_store_for_writing(global));
     eval::EvaluatorOptions options;
     if (!flags->solution.empty()) {
       options.kind = task::ImplKind::solution;
