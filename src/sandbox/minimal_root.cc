@@ -225,6 +225,19 @@ class RootBuilder {
   }
 
   bool mask() {
+    for (const auto& real : hidden_except_kept_) {
+      if (!fs::is_directory(at(real))) continue;
+      if (mount("tmpfs", at(real).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0) {
+        return fail("hiding " + real.string());
+      }
+      // What was bound below the folder is covered now: bind it again, on made mount points.
+      for (const Entry* entry : order_) {
+        if (entry->device || !is_within(entry->real, real) || entry->real == real) continue;
+        if (!bind({entry->real, {}, entry, true})) return false;
+      }
+      if (!set_read_only(at(real), true, false)) return fail("making " + real.string() + " read-only");
+    }
+    // The masks last, so that a folder bound again above (the task's) still hides what it holds.
     for (const auto& real : hidden_) {
       const fs::path point = at(real);
       struct stat info {};
@@ -237,18 +250,6 @@ class RootBuilder {
       if (status != 0 || (!folder && !set_read_only(point, true, false))) {
         return fail("hiding " + real.string());
       }
-    }
-    for (const auto& real : hidden_except_kept_) {
-      if (!fs::is_directory(at(real))) continue;
-      if (mount("tmpfs", at(real).c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0) {
-        return fail("hiding " + real.string());
-      }
-      // What was bound below the folder is covered now: bind it again, on made mount points.
-      for (const Entry* entry : order_) {
-        if (entry->device || !is_within(entry->real, real) || entry->real == real) continue;
-        if (!bind({entry->real, {}, entry, true})) return false;
-      }
-      if (!set_read_only(at(real), true, false)) return fail("making " + real.string() + " read-only");
     }
     return true;
   }

@@ -96,16 +96,6 @@ bool mask_filesystem(const Policy& policy, Report& report) {
     if (fd < 0) return fail("opening " + path.string());
     fds.push_back(fd);
   }
-  for (const auto& path : policy.hidden) {
-    struct stat info {};
-    if (lstat(path.c_str(), &info) != 0) continue;  // nothing there to hide
-    const int status =
-        S_ISDIR(info.st_mode)
-            ? mount("tmpfs", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                    "size=4k,mode=0555")
-            : mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr);
-    if (status != 0) return fail("hiding " + path.string());
-  }
   for (const auto& folder : policy.hidden_except_writable) {
     if (!fs::is_directory(folder)) continue;
     if (mount("tmpfs", folder.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") != 0) {
@@ -130,6 +120,18 @@ bool mask_filesystem(const Policy& policy, Report& report) {
     const int status = mount(source.c_str(), kept[i].c_str(), nullptr, MS_BIND | MS_REC, nullptr);
     close(fds[i]);
     if (status != 0) return fail("binding " + kept[i].string());
+  }
+  // The masks go on last, over what was bound back too: a folder kept visible (the task's) still
+  // hides the files inside it that the policy hides (its reference, its expert).
+  for (const auto& path : policy.hidden) {
+    struct stat info {};
+    if (lstat(path.c_str(), &info) != 0) continue;  // nothing there to hide
+    const int status =
+        S_ISDIR(info.st_mode)
+            ? mount("tmpfs", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                    "size=4k,mode=0555")
+            : mount("/dev/null", path.c_str(), nullptr, MS_BIND, nullptr);
+    if (status != 0) return fail("hiding " + path.string());
   }
   mount_attr read_only{};
   read_only.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID;
