@@ -54,12 +54,18 @@ def parse_plan(words):
     return plan
 
 
-def suite_entries(argument, tasks_with_expert):
+def suite_entries(argument, tasks_with_expert, anchors_of=lambda task: []):
     """(task, [implementations]) for suite=TASK[/IMPL[+IMPL...]][,TASK...], or every task with
-    an expert and all three implementations when there is no argument."""
+    an expert when there is no argument. A task named without implementations gets the
+    reference, the baseline, the expert and every anchor (anchor:NAME) that anchors_of names,
+    so that the anchors are timed in the same run as the expert."""
     entries = argument.split(",") if argument else list(tasks_with_expert)
     result = []
     for entry in entries:
         task, _, impls = entry.partition("/")
-        result.append((task, impls.split("+") if impls else ["reference", "baseline", "expert"]))
+        if impls:
+            result.append((task, impls.split("+")))
+        else:
+            result.append((task, ["reference", "baseline", "expert",
+                                  *(f"anchor:{name}" for name in anchors_of(task))]))
     return result

@@ -77,6 +77,9 @@ class GpuCheck:
     def tasks(self):
         return sorted(p.parent.name for p in (self.root / "tasks").glob("*/config.json"))
 
+    def anchors(self, task):
+        return sorted(p.stem for p in (self.root / "tasks" / task / "anchors").glob("*.py"))
+
     def tasks_with_expert(self):
         return [t for t in self.tasks() if (self.root / "tasks" / t / "expert").is_dir()]
 
@@ -260,10 +263,11 @@ class GpuCheck:
                     self.fail()
 
     def step_suite(self, argument):
-        for task, impls in plan.suite_entries(argument, self.tasks_with_expert()):
+        for task, impls in plan.suite_entries(argument, self.tasks_with_expert(), self.anchors):
             for impl in impls:
                 self.heading(f"d2k eval {task} --impl {impl}")
-                if self.record(f"{task}_{impl}", task, "--impl", impl, "--no-cache")[1] != 0:
+                name = f"{task}_{impl.replace(':', '_')}"
+                if self.record(name, task, "--impl", impl, "--no-cache")[1] != 0:
                     self.fail()
 
     def step_timing_data(self, _):

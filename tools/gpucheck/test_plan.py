@@ -28,6 +28,12 @@ class SuiteEntriesTest(unittest.TestCase):
                          [("a", ["reference", "baseline", "expert"]),
                           ("b", ["reference", "baseline", "expert"])])
 
+    def test_a_task_without_implementations_gets_its_anchors(self):
+        self.assertEqual(plan.suite_entries("moe,muon/expert", [],
+                                            lambda task: ["torch_compile"] if task == "moe" else []),
+                         [("moe", ["reference", "baseline", "expert", "anchor:torch_compile"]),
+                          ("muon", ["expert"])])
+
     def test_a_list_names_tasks_and_implementations(self):
         self.assertEqual(plan.suite_entries("muon/expert,moe/reference+baseline,paged", []),
                          [("muon", ["expert"]), ("moe", ["reference", "baseline"]),

@@ -105,6 +105,18 @@ class GpuCheckTest(unittest.TestCase):
                           "--json"])
         self.assertEqual(check.failures, 1)
 
+    def test_the_suite_times_a_tasks_anchors_in_the_same_run(self):
+        host = FakeHost(lambda argv: record_with("passed"))
+        check = self.check(host)
+        self.write("tasks/t/config.json")
+        self.write("tasks/t/expert/solution.py")
+        self.write("tasks/t/anchors/torch_compile.py")
+        check.run_step(plan.Step("suite", ""))
+        self.assertEqual([c[c.index("--impl") + 1] for c in host.commands],
+                         ["reference", "baseline", "expert", "anchor:torch_compile"])
+        self.assertTrue((check.records / "t_anchor_torch_compile.json").exists())
+        self.assertEqual(check.failures, 0)
+
     def test_sanitize_profiles_through_d2k_and_reads_the_error_summary(self):
         def run(argv):
             output = pathlib.Path(argv[argv.index("--output") + 1])
