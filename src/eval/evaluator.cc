@@ -1,9 +1,6 @@
 #include "eval/evaluator.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -51,52 +48,6 @@ std::string cpu_model() {
   }
   return "cpu";
 }
-
-// A scratch folder that disappears with the evaluation, tensors and logs included. Its lock,
-// held while it is in use, is released by the kernel however d2k ends: a folder whose lock can
-// be taken was left by a killed run, and the next one removes it.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::filesystem::path& root) {
-    std::filesystem::create_directories(root);
-    remove_stale(root);
-    path_ = util::make_unique_dir(root, "d2k-");
-    // Locked before it gets its name, so that no other run ever sees it unlocked.
-    const auto unnamed = path_ / ".lock.new";
-    lock_ = open(unnamed.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (lock_ >= 0 && flock(lock_, LOCK_EX) == 0) std::filesystem::rename(unnamed, path_ / kLock);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-    if (lock_ >= 0) close(lock_);
-  }
-  ScratchDir(const ScratchDir&) = delete;  // owns the folder
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  static constexpr const char* kLock = ".lock";
-
-  static void remove_stale(const std::filesystem::path& root) {
-    std::error_code error;
-    for (auto it = std::filesystem::directory_iterator(root, error);
-         !error && it != std::filesystem::end(it); it.increment(error)) {
-      const auto& folder = it->path();
-      if (folder.filename().string().rfind("d2k-", 0) != 0) continue;
-      const int lock = open((folder / kLock).c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-      if (lock < 0) continue;  // not a scratch folder, or not ours to judge
-      if (flock(lock, LOCK_EX | LOCK_NB) == 0) {
-        std::error_code ignored;
-        std::filesystem::remove_all(folder, ignored);
-      }
-      close(lock);
-    }
-  }
-
-  std::filesystem::path path_;
-  int lock_ = -1;
-};
 
 std::filesystem::path default_scratch_root() {
   const char* configured = std::getenv("D2K_SCRATCH");
@@ -196,12 +147,15 @@ std::string describe_device(task::Device device) {
 
 // The evaluation's two workers and the scratch folder they write to. The candidate sees only its
 // own subfolder, so it never meets a reference output, of this workload or the next.
+// The scratch folder disappears with the evaluation, tensors and logs included; one left by a
+// killed run is removed by the next.
 struct Evaluator::Workers {
-  ScratchDir scratch;
+  util::TempDir scratch;
   std::unique_ptr<WorkerSession> reference;
   std::unique_ptr<WorkerSession> candidate;
 
-  explicit Workers(const std::filesystem::path& root) : scratch(root) {
+  explicit Workers(const std::filesystem::path& root)
+      : scratch("d2k-", root, util::TempDir::Claim::locked) {
     for (const char* folder : {"reference", "candidate", "candidate/tmp", "candidate/triton"}) {
       std::filesystem::create_directories(scratch.path() / folder);
     }

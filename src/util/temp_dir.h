@@ -15,8 +15,18 @@ std::filesystem::path make_unique_dir(const std::filesystem::path& parent, std::
 // its contents when the object goes.
 class TempDir {
  public:
+  // Whether the folder shows other processes that it is in use.
+  enum class Claim {
+    none,
+    // A lock on "<folder>/.lock", held while the object lives and released by the kernel however
+    // the process ends. Before making its folder, the object removes every folder of the same
+    // prefix under the parent whose lock can be taken: those were left by a killed process.
+    locked,
+  };
+
   explicit TempDir(std::string_view prefix = "d2k-",
-                   const std::filesystem::path& parent = std::filesystem::temp_directory_path());
+                   const std::filesystem::path& parent = std::filesystem::temp_directory_path(),
+                   Claim claim = Claim::none);
   ~TempDir();
   TempDir(const TempDir&) = delete;  // owns the folder
   TempDir& operator=(const TempDir&) = delete;
@@ -25,6 +35,7 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+  int lock_ = -1;
 };
 
 }  // namespace d2k::util

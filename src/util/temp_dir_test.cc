@@ -38,5 +38,26 @@ TEST(TempDirTest, AParentThatCannotHoldFoldersIsAnError) {
   EXPECT_THROW(make_unique_dir(root.path() / "file", "run-"), std::exception);
 }
 
+TEST(TempDirTest, ALockedFolderRemovesTheUnclaimedFoldersOfItsPrefixFirst) {
+  TempDir root;
+  const fs::path stale = root.path() / "run-stale";
+  fs::create_directories(stale / "tensors");
+  std::ofstream(stale / ".lock") << "";  // left by a killed process: nobody holds it
+  const fs::path unlocked = root.path() / "run-without-lock";
+  fs::create_directories(unlocked);
+  const fs::path foreign = root.path() / "other-stale";
+  fs::create_directories(foreign);
+  std::ofstream(foreign / ".lock") << "";
+
+  TempDir live("run-", root.path(), TempDir::Claim::locked);
+  EXPECT_TRUE(fs::exists(live.path() / ".lock"));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(unlocked)) << "a folder without a lock is not ours to judge";
+  EXPECT_TRUE(fs::exists(foreign)) << "another prefix is left alone";
+
+  TempDir second("run-", root.path(), TempDir::Claim::locked);
+  EXPECT_TRUE(fs::exists(live.path())) << "a folder whose lock is held stays";
+}
+
 }  // namespace
 }  // namespace d2k::util
