@@ -89,6 +89,7 @@ Ending WorkerSession::run(const protocol::Workload& workload, const Limits& limi
     // sent before it did is still in the channel and says why.
   }
   double idle_limit = limits.idle_seconds;
+  bool first_call_started = false;
   auto last_message = Clock::now();
   const auto end_with = [&](Ending ending) {
     if (ending != Ending::done) end_worker();
@@ -129,6 +130,11 @@ Ending WorkerSession::run(const protocol::Workload& workload, const Limits& limi
     }
     if (event == protocol::Progress::kEvent && message.value("phase", "") == "timing") {
       idle_limit += 3.0 * message.value("expected_seconds", 0.0);
+    }
+    if (event == protocol::Progress::kEvent && message.value("phase", "") == "call" &&
+        !first_call_started) {
+      first_call_started = true;
+      idle_limit += limits.first_call_extra_seconds;
     }
     try {
       on_message(message);

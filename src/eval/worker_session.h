@@ -23,6 +23,9 @@ enum class Ending { done, failed, crashed, timed_out, workload_timed_out, reject
 struct Limits {
   double idle_seconds = 0.0;
   std::chrono::steady_clock::time_point deadline;
+  // Added to the idle limit of the workload's first call, which compiles for the new shapes
+  // (Triton's JIT, torch.compile) before it runs.
+  double first_call_extra_seconds = 0.0;
 };
 
 // One worker process serving the workloads of one evaluation (docs/protocol.md, "Processes"):

@@ -41,6 +41,61 @@ std::vector<fs::path> split(const char* value) {
   return paths;
 }
 
+std::string output_of(const std::string& command) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {};
+  std::string text;
+  char buffer[4096];
+  while (const size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  pclose(pipe);
+  return text;
+}
+
+fs::path find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  for (const auto& folder : split(std::getenv("PATH"))) {
+    std::error_code error;
+    if (fs::is_regular_file(folder / name, error)) return folder / name;
+  }
+  return {};
+}
+
+// The compilers a JIT would pick ($CC first, as Triton does), and for each the folders it
+// reports: "install:" and "programs:" of -print-search-dirs, and the #include <...> search list.
+std::vector<fs::path> compiler_folders() {
+  std::vector<fs::path> folders;
+  std::vector<std::string> names{"gcc", "cc", "clang"};
+  if (const char* cc = std::getenv("CC"); cc != nullptr && *cc != '\0') names.insert(names.begin(), cc);
+  for (const auto& name : names) {
+    const fs::path program = find_program(name);
+    if (program.empty()) continue;
+    std::error_code error;
+    const fs::path real = fs::canonical(program, error);
+    if (!error) folders.push_back(real.parent_path());
+    const std::string quoted = "'" + program.string() + "'";
+    std::istringstream dirs(output_of(quoted + " -print-search-dirs 2>/dev/null"));
+    for (std::string line; std::getline(dirs, line);) {
+      for (const std::string key : {"install: ", "programs: ="}) {
+        if (line.rfind(key, 0) != 0) continue;
+        for (const auto& path : split(line.c_str() + key.size())) {
+          if (fs::is_directory(path, error)) folders.push_back(fs::canonical(path, error));
+        }
+      }
+    }
+    std::istringstream verbose(output_of(quoted + " -xc -E -v /dev/null 2>&1 >/dev/null"));
+    bool in_list = false;
+    for (std::string line; std::getline(verbose, line);) {
+      if (line.rfind("#include <...> search starts here:", 0) == 0) in_list = true;
+      else if (line.rfind("End of search list.", 0) == 0) in_list = false;
+      else if (in_list && !line.empty() && line.front() == ' ') {
+        const fs::path include = line.substr(line.find_first_not_of(' '));
+        if (fs::is_directory(include, error)) folders.push_back(fs::canonical(include, error));
+      }
+    }
+  }
+  return folders;
+}
+
 // The interpreter's prefixes and import paths, as the interpreter itself reports them.
 // Links in those folders count too (Debian's sitecustomize.py lives in /etc/python3.X).
 constexpr const char* kProbe = R"(
@@ -60,13 +115,8 @@ print(json.dumps(paths))
 )";
 
 std::vector<fs::path> probe_interpreter() {
-  const std::string command = "'" + util::python_executable().string() + "' -c '" + kProbe + "' 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return {};
-  std::string text;
-  char buffer[4096];
-  while (const size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-  pclose(pipe);
+  const std::string text =
+      output_of("'" + util::python_executable().string() + "' -c '" + kProbe + "' 2>/dev/null");
   try {
     return nlohmann::json::parse(text).get<std::vector<fs::path>>();
   } catch (const nlohmann::json::exception&) {
@@ -99,6 +149,7 @@ HostFacts read_facts() {
   for (const char* variable : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH"}) {
     for (const auto& path : split(std::getenv(variable))) facts.search.push_back(path);
   }
+  facts.compiler = compiler_folders();
   std::error_code error;
   for (auto it = fs::directory_iterator("/", error); !error && it != fs::end(it); it.increment(error)) {
     std::error_code unresolved;
@@ -124,6 +175,7 @@ MinimalRoot minimal_root_from(const HostFacts& facts) {
   for (const auto& path : facts.loader) want(path);
   for (const auto& path : facts.mapped) want(path.parent_path());
   for (const auto& path : facts.search) want(path);
+  for (const auto& path : facts.compiler) want(path);
   // The loader's own configuration; the links through which Debian names compilers and CUDA;
   // the user names programs look their ids up in; the PCI topology the GPU driver reads.
   for (const char* path : {"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",

@@ -39,6 +39,17 @@ TEST(AnchorEvalTest, AnAnchorImportsTheReferenceInsideTheSandbox) {
   EXPECT_TRUE(evaluation.at("passed").get<bool>());
 }
 
+// torch.compile compiles for a workload's shapes in its first call: an anchor may take longer
+// there than the task's call time limit, and only there.
+TEST(AnchorEvalTest, AnAnchorsFirstCallMayCompileForLongerThanTheCallLimit) {
+  D2kRun run;
+  const RunResult result = run.d2k({"eval", task_dir("cpu_scale_add").string(), "--anchor",
+                                    "compiles_first", "--workload", "small", "--json"});
+  ASSERT_TRUE(result.exited);
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(parse_evaluation(result).at("passed").get<bool>());
+}
+
 TEST(AnchorEvalTest, AnUnknownAnchorIsAUsageErrorNamingTheKnownOnes) {
   D2kRun run;
   const RunResult result =
