@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +45,15 @@ nlohmann::json guidance_subset(const task::Task& task, int levels) {
   return subset;
 }
 
+// The task's config.json without its work model: the bound's formulas count the work of the
+// best known design (an absorbed projection, the selected blocks only), which would tell the
+// agent that design. d2k reads them from the task's own folder.
+std::string config_for_agents(const task::Task& task) {
+  nlohmann::json config = nlohmann::json::parse(util::read_text_file(task.dir / "config.json"));
+  config.erase("work_model");
+  return config.dump(2) + "\n";
+}
+
 bool accepts_native(const task::Task& task) {
   return task.evaluation.accepts(task::Language::cuda) || task.evaluation.accepts(task::Language::cpp);
 }
@@ -67,7 +77,13 @@ std::vector<std::string> stage_workspace(const task::Task& task, GuidanceConfig 
     written.push_back(to);
   };
 
-  for (const char* name : kSharedTaskFiles) copy(task.dir / name, name);
+  for (const char* name : kSharedTaskFiles) {
+    if (std::string_view(name) == "config.json") {
+      write(name, config_for_agents(task));
+    } else {
+      copy(task.dir / name, name);
+    }
+  }
   if (config == GuidanceConfig::design) {
     write(kDesignBriefFile, design_brief(task));
     copy(schema::design_schema_path(), kDesignSchemaFile);

@@ -6,6 +6,7 @@
 
 #include "agent/test_folder_test_util.h"
 #include "task/task_loader.h"
+#include "util/text.h"
 
 namespace d2k::agent {
 namespace {
@@ -77,6 +78,19 @@ TEST_F(WorkspaceStagerTest, KernelConfigurationsGetTheSharedFilesTemplateAndInst
                                       "reference.py", "solution.py", "task_description.md"}));
   EXPECT_EQ(read_text(workspace / "solution.py"), read_text(task_dir_ / "solution.py"));
   EXPECT_NE(read_text(workspace / "INSTRUCTIONS.md").find("350 turns"), std::string::npos);
+}
+
+TEST_F(WorkspaceStagerTest, TheStagedConfigLeavesTheWorkModelOut) {
+  nlohmann::json config = nlohmann::json::parse(util::read_text_file(task_dir_ / "config.json"));
+  config["work_model"] = {{"flops", "2 * n"}, {"bytes", "12 * n"}, {"math_dtype", "fp32"}};
+  write_text(task_dir_ / "config.json", config.dump());
+  for (GuidanceConfig each : {GuidanceConfig::none, GuidanceConfig::design}) {
+    const nlohmann::json staged =
+        nlohmann::json::parse(util::read_text_file(stage(each) / "config.json"));
+    EXPECT_FALSE(staged.contains("work_model"));
+    config.erase("work_model");
+    EXPECT_EQ(staged, config);
+  }
 }
 
 TEST_F(WorkspaceStagerTest, GuidanceIsCutToTheConfiguredLevels) {
