@@ -54,7 +54,13 @@ def _limits(top_k, top_p, vocab):
 
 
 def run(logits, top_k, top_p, temperature, seed):
-    batch, vocab = logits.shape
+    return sample(logits, top_k, top_p, temperature,
+                  _uniforms(int(seed), logits.shape[0], logits.device))
+
+
+def sample(logits, top_k, top_p, temperature, uniforms):
+    """The draw of run(...) given one uniform per row."""
+    vocab = logits.shape[1]
     probs = torch.softmax(logits.float() / temperature.float()[:, None], dim=-1)
     sorted_probs, order = torch.sort(probs, dim=-1, descending=True)
 
@@ -69,7 +75,7 @@ def run(logits, top_k, top_p, temperature, seed):
 
     kept = torch.where(keep_sorted, sorted_probs, torch.zeros_like(sorted_probs))
     cdf = torch.cumsum(kept.double(), dim=-1)
-    threshold = _uniforms(int(seed), batch, logits.device)[:, None] * cdf[:, -1:]
+    threshold = uniforms[:, None] * cdf[:, -1:]
     # The first position whose cumulative mass exceeds the threshold: a kept token, drawn with
     # probability proportional to its mass.
     pick = torch.searchsorted(cdf, threshold, right=True).clamp_(max=vocab - 1)
