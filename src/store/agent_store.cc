@@ -26,14 +26,6 @@ std::optional<int64_t> optional_int(const Statement& row, int column) {
   return row.column_int(column);
 }
 
-void bind_optional_int(Statement& statement, int index, const std::optional<int64_t>& value) {
-  if (value) {
-    statement.bind_int(index, *value);
-  } else {
-    statement.bind_null(index);
-  }
-}
-
 AgentRun read_run(const Statement& row) {
   AgentRun run;
   run.id = row.column_int(0);
@@ -58,29 +50,10 @@ AgentRun read_run(const Statement& row) {
 
 // The columns update_run() writes, bound from ?2 on (?1 is the id).
 void bind_mutable(Statement& statement, const AgentRun& run) {
-  if (run.finished_at) {
-    statement.bind_text(2, *run.finished_at);
-  } else {
-    statement.bind_null(2);
-  }
-  statement.bind_text(3, run.task_id);
-  statement.bind_text(4, run.config);
-  statement.bind_text(5, run.agent);
-  statement.bind_text(6, run.model);
-  statement.bind_text(7, run.workspace);
-  statement.bind_int(8, run.turn_budget);
-  statement.bind_int(9, run.turns_used);
-  statement.bind_text(10, run.turn_source);
-  statement.bind_text(11, run.status);
-  bind_optional_int(statement, 12, run.prompt_tokens);
-  bind_optional_int(statement, 13, run.completion_tokens);
-  if (run.cost_usd) {
-    statement.bind_double(14, *run.cost_usd);
-  } else {
-    statement.bind_null(14);
-  }
-  bind_optional_int(statement, 15, run.final_evaluation_id);
-  bind_optional_int(statement, 16, run.baseline_evaluation_id);
+  statement.bind(2, run.finished_at, run.task_id, run.config, run.agent, run.model, run.workspace,
+                 run.turn_budget, run.turns_used, run.turn_source, run.status, run.prompt_tokens,
+                 run.completion_tokens, run.cost_usd, run.final_evaluation_id,
+                 run.baseline_evaluation_id);
 }
 
 }  // namespace
@@ -140,15 +113,10 @@ void AgentStore::append_event(AgentEvent& event) {
   Statement insert = db_->prepare(
       "INSERT INTO agent_events (run_id, seq, at, turn, kind, tool, payload_json, evaluation_id) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  insert.bind_int(1, event.run_id);
-  insert.bind_int(2, event.seq);
-  insert.bind_text(3, event.at);
-  insert.bind_int(4, event.turn);
-  insert.bind_text(5, event.kind);
-  insert.bind_text(6, event.tool);
   // Tool output may hold invalid UTF-8; it is kept with U+FFFD in its place.
-  insert.bind_text(7, event.payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  bind_optional_int(insert, 8, event.evaluation_id);
+  insert.bind(1, event.run_id, event.seq, event.at, event.turn, event.kind, event.tool,
+              event.payload.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+              event.evaluation_id);
   insert.step();
   transaction.commit();
 }
@@ -171,8 +139,7 @@ std::vector<AgentEvent> AgentStore::events(int64_t run_id, const std::optional<s
   Statement select = db_->prepare(
       "SELECT run_id, seq, at, turn, kind, tool, payload_json, evaluation_id FROM agent_events "
       "WHERE run_id = ?1 AND (?2 IS NULL OR kind = ?2) ORDER BY seq");
-  select.bind_int(1, run_id);
-  select.bind_optional_text(2, kind);
+  select.bind(1, run_id, kind);
   std::vector<AgentEvent> events;
   while (select.step()) {
     AgentEvent event;

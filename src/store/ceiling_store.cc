@@ -18,10 +18,8 @@ int64_t CeilingStore::save(const record::Environment& environment,
   Statement insert = db_->prepare(
       "INSERT INTO device_ceilings (created_at, environment_id, ceilings_json, toolchain_json) "
       "VALUES (?1, ?2, ?3, ?4)");
-  insert.bind_text(1, ceilings.created_at);
-  insert.bind_int(2, environment_id(*db_, environment));
-  insert.bind_text(3, to_json_text(ceilings));
-  insert.bind_text(4, to_json_text(toolchain));
+  insert.bind(1, ceilings.created_at, environment_id(*db_, environment), to_json_text(ceilings),
+              to_json_text(toolchain));
   insert.step();
   const int64_t id = db_->last_insert_rowid();
   transaction.commit();

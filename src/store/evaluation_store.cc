@@ -87,31 +87,18 @@ int64_t EvaluationStore::save(record::EvaluationResult& result) {
       "INSERT INTO evaluations (created_at, task_id, impl_kind, impl_path, impl_hash, device, "
       "protocol_version, base_seed, environment_id, passed, build_json, validity_json, mode, "
       "anchor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
-  evaluation.bind_text(1, result.created_at);
-  evaluation.bind_text(2, result.task_id);
-  evaluation.bind_text(3, result.impl_kind);
-  evaluation.bind_text(4, result.impl_path);
-  evaluation.bind_text(5, result.impl_hash);
-  evaluation.bind_text(6, result.device);
-  evaluation.bind_int(7, result.protocol_version);
-  // SQLite integers are signed 64-bit; decimal text keeps every uint64 seed exact.
-  evaluation.bind_text(8, std::to_string(result.base_seed));
-  evaluation.bind_int(9, environment);
-  evaluation.bind_int(10, result.passed() ? 1 : 0);
-  if (result.build) {
-    evaluation.bind_text(11, to_json_text(*result.build));
-  } else {
-    evaluation.bind_null(11);
-  }
+  std::optional<std::string> build;
+  if (result.build) build = to_json_text(*result.build);
   // Static findings and the sandbox's protections (docs/protocol.md); NULL when neither exists.
+  std::optional<std::string> validity;
   if (!result.findings.empty() || !result.sandbox.empty()) {
-    evaluation.bind_text(12, nlohmann::json{{"findings", result.findings},
-                                            {"sandbox", result.sandbox}}.dump());
-  } else {
-    evaluation.bind_null(12);
+    validity = nlohmann::json{{"findings", result.findings}, {"sandbox", result.sandbox}}.dump();
   }
-  evaluation.bind_text(13, result.mode);
-  evaluation.bind_text(14, result.anchor);
+  // SQLite integers are signed 64-bit; decimal text keeps every uint64 seed exact.
+  evaluation.bind(1, result.created_at, result.task_id, result.impl_kind, result.impl_path,
+                  result.impl_hash, result.device, result.protocol_version,
+                  std::to_string(result.base_seed), environment, result.passed(), build, validity,
+                  result.mode, result.anchor);
   evaluation.step();
   const int64_t id = db_->last_insert_rowid();
 
@@ -124,56 +111,27 @@ int64_t EvaluationStore::save(record::EvaluationResult& result) {
       "?19, ?20, ?21, ?22)");
   for (size_t ordinal = 0; ordinal < result.workloads.size(); ++ordinal) {
     const record::WorkloadResult& w = result.workloads[ordinal];
-    workload.bind_int(1, id);
-    workload.bind_int(2, static_cast<int64_t>(ordinal));
-    workload.bind_text(3, w.workload);
-    workload.bind_text(4, record::to_string(w.verdict));
-    workload.bind_text(5, w.reason_code);
-    workload.bind_text(6, w.message);
-    workload.bind_double(7, w.wall_seconds);
-    workload.bind_int(8, w.from_cache ? 1 : 0);
-    if (w.latency) {
-      workload.bind_text(9, w.latency->method);
-      workload.bind_double(10, w.latency->mean_s);
-      workload.bind_double(11, w.latency->stdev_s);
-      workload.bind_double(12, w.latency->min_s);
-      workload.bind_double(13, w.latency->max_s);
-      workload.bind_int(14, w.latency->calls_per_sample);
-      workload.bind_text(15, to_json_text(w.latency->samples_s));
+    workload.bind(1, id, static_cast<int64_t>(ordinal), w.workload, record::to_string(w.verdict),
+                  w.reason_code, w.message, w.wall_seconds, w.from_cache);
+    if (const auto& l = w.latency) {
+      workload.bind(9, l->method, l->mean_s, l->stdev_s, l->min_s, l->max_s, l->calls_per_sample,
+                    to_json_text(l->samples_s));
     } else {
       for (int column = 9; column <= 15; ++column) workload.bind_null(column);
     }
-    workload.bind_text(16, to_json_text(w.trials));
-    if (w.workspace_bytes) {
-      workload.bind_int(17, *w.workspace_bytes);
-    } else {
-      workload.bind_null(17);
-    }
-    if (w.sol) {
-      workload.bind_text(18, to_json_text(*w.sol));
-    } else {
-      workload.bind_null(18);
-    }
+    std::optional<std::string> audit;
     if (w.audit || !w.findings.empty()) {
-      nlohmann::json audit = {{"findings", w.findings}};
-      audit["audit"] = w.audit ? nlohmann::json(*w.audit) : nlohmann::json(nullptr);
-      workload.bind_text(19, to_json_text(audit));
-    } else {
-      workload.bind_null(19);
-    }
-    if (w.audit && w.audit->peak_aux_bytes) {
-      workload.bind_int(20, *w.audit->peak_aux_bytes);
-    } else {
-      workload.bind_null(20);
-    }
-    if (w.latency) {
-      workload.bind_text(21, to_json_text(*w.latency));
-    } else {
-      workload.bind_null(21);
+      nlohmann::json both = {{"findings", w.findings}};
+      both["audit"] = w.audit ? nlohmann::json(*w.audit) : nlohmann::json(nullptr);
+      audit = to_json_text(both);
     }
     nlohmann::json timing = {{"phases", w.phases}, {"irreducible_seconds", w.irreducible_seconds}};
     timing["timed_audit"] = w.timed_audit ? nlohmann::json(*w.timed_audit) : nlohmann::json(nullptr);
-    workload.bind_text(22, to_json_text(timing));
+    workload.bind(16, to_json_text(w.trials), w.workspace_bytes,
+                  w.sol ? std::optional(to_json_text(*w.sol)) : std::nullopt, audit,
+                  w.audit ? w.audit->peak_aux_bytes : std::nullopt,
+                  w.latency ? std::optional(to_json_text(*w.latency)) : std::nullopt,
+                  to_json_text(timing));
     workload.step();
     workload.reset();
   }
@@ -245,12 +203,9 @@ std::vector<EvaluationSummary> EvaluationStore::list(const Query& query) const {
       "AND (?3 = 0 OR e.passed = 1) AND (?5 IS NULL OR e.impl_hash = ?5) "
       "AND (?6 = 1 OR e.mode = 'full') "
       "ORDER BY e.created_at DESC, e.id DESC LIMIT ?4");
-  select.bind_optional_text(1, query.task);
-  select.bind_optional_text(2, query.impl_kind);
-  select.bind_int(3, query.passed_only ? 1 : 0);
-  select.bind_int(4, query.limit > 0 ? query.limit : -1);  // SQLite: a negative LIMIT is none
-  select.bind_optional_text(5, query.impl_hash);
-  select.bind_int(6, query.include_quick ? 1 : 0);
+  // SQLite: a negative LIMIT is none.
+  select.bind(1, query.task, query.impl_kind, query.passed_only, query.limit > 0 ? query.limit : -1,
+              query.impl_hash, query.include_quick);
 
   std::vector<EvaluationSummary> summaries;
   while (select.step()) {
@@ -281,12 +236,8 @@ std::optional<record::WorkloadResult> EvaluationStore::cached_workload(const Cac
       "AND e.protocol_version = ?5 AND e.impl_kind = ?6 AND w.verdict = 'passed' "
       "AND e.mode = 'full' "
       "ORDER BY e.created_at DESC, e.id DESC LIMIT 1");
-  select.bind_text(1, key.device_name);
-  select.bind_text(2, key.task_id);
-  select.bind_text(3, key.workload);
-  select.bind_text(4, key.impl_hash);
-  select.bind_int(5, key.protocol_version);
-  select.bind_text(6, key.impl_kind);
+  select.bind(1, key.device_name, key.task_id, key.workload, key.impl_hash, key.protocol_version,
+              key.impl_kind);
   if (!select.step()) return std::nullopt;
   return read_workload(select);
 }

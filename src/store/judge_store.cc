@@ -19,17 +19,10 @@ int64_t JudgeStore::save(record::JudgeAssessment& assessment) {
       "prompt_tokens, completion_tokens, total_tokens, cached_tokens) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
       "?19, ?20, ?21, ?22, ?23, ?24)");
-  insert.bind_text(1, assessment.created_at);
-  insert.bind_text(2, assessment.task_id);
-  insert.bind_text(3, record::to_string(assessment.kind));
-  insert.bind_text(4, assessment.candidate_path);
-  insert.bind_text(5, assessment.candidate_hash);
-  insert.bind_text(6, assessment.template_version);
-  insert.bind_text(7, assessment.template_hash);
-  insert.bind_text(8, assessment.model);
-  insert.bind_text(9, assessment.base_url_host);
-  insert.bind_text(10, assessment.response_format);
-  insert.bind_text(11, record::to_string(assessment.status));
+  insert.bind(1, assessment.created_at, assessment.task_id, record::to_string(assessment.kind),
+              assessment.candidate_path, assessment.candidate_hash, assessment.template_version,
+              assessment.template_hash, assessment.model, assessment.base_url_host,
+              assessment.response_format, record::to_string(assessment.status));
   // The level columns exist for SQL queries; levels_json is what listing reads back.
   const bool scored = assessment.levels.size() == 3;
   for (int level = 0; level < 3; ++level) {
@@ -39,20 +32,10 @@ int64_t JudgeStore::save(record::JudgeAssessment& assessment) {
       insert.bind_null(12 + level);
     }
   }
-  if (assessment.js) {
-    insert.bind_double(15, *assessment.js);
-  } else {
-    insert.bind_null(15);
-  }
-  insert.bind_text(16, to_json_text(assessment.levels));
-  insert.bind_text(17, assessment.correctness);
-  insert.bind_text(18, assessment.response);
-  insert.bind_text(19, assessment.error);
-  insert.bind_int(20, assessment.attempts);
-  insert.bind_int(21, assessment.usage.prompt_tokens);
-  insert.bind_int(22, assessment.usage.completion_tokens);
-  insert.bind_int(23, assessment.usage.total_tokens);
-  insert.bind_int(24, assessment.usage.cached_tokens);
+  insert.bind(15, assessment.js, to_json_text(assessment.levels), assessment.correctness,
+              assessment.response, assessment.error, assessment.attempts,
+              assessment.usage.prompt_tokens, assessment.usage.completion_tokens,
+              assessment.usage.total_tokens, assessment.usage.cached_tokens);
   insert.step();
   assessment.id = db_->last_insert_rowid();
   return assessment.id;
@@ -72,9 +55,7 @@ std::vector<record::JudgeAssessment> JudgeStore::list(const JudgeQuery& query) c
     if (!value) return std::nullopt;
     return record::to_string(*value);
   };
-  select.bind_optional_text(2, name_of(query.kind));
-  select.bind_optional_text(3, name_of(query.status));
-  select.bind_int(4, query.limit > 0 ? query.limit : -1);
+  select.bind(2, name_of(query.kind), name_of(query.status), query.limit > 0 ? query.limit : -1);
 
   std::vector<record::JudgeAssessment> rows;
   while (select.step()) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -28,6 +29,14 @@ class Statement {
   // The text, or NULL when absent (for "?N IS NULL OR column = ?N" filters).
   void bind_optional_text(int index, const std::optional<std::string>& value);
 
+  // Binds `values` to ?first, ?first+1, ... in order: integers and bools as integers,
+  // floating-point values as doubles, strings as text, an empty std::optional as NULL.
+  template <typename... Values>
+  void bind(int first, const Values&... values) {
+    int index = first;
+    (bind_value(index++, values), ...);
+  }
+
   // Runs to the next row: true when a row is available, false when done.
   bool step();
   // Makes the statement runnable again; bindings are kept until rebound.
@@ -40,6 +49,25 @@ class Statement {
   std::string column_text(int column) const;
 
  private:
+  template <typename T>
+  void bind_value(int index, const std::optional<T>& value) {
+    if (value) {
+      bind_value(index, *value);
+    } else {
+      bind_null(index);
+    }
+  }
+  template <typename T>
+  void bind_value(int index, const T& value) {
+    if constexpr (std::is_floating_point_v<T>) {
+      bind_double(index, value);
+    } else if constexpr (std::is_integral_v<T>) {
+      bind_int(index, static_cast<int64_t>(value));
+    } else {
+      bind_text(index, std::string_view(value));
+    }
+  }
+
   [[noreturn]] void fail(std::string_view what) const;
 
   sqlite3_stmt* stmt_ = nullptr;
