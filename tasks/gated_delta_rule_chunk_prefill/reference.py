@@ -41,9 +41,14 @@ def recurrence(step, q, k, v, g, beta, initial_state, cu_seqlens, scale):
     live = offsets[None, :] < lengths[:, None]  # [n, steps]
     pos = (starts[:, None] + offsets[None, :]).masked_fill(~live, 0)
 
-    # Value head j reads query/key head j // group.
-    qs = q[0][pos].float().repeat_interleave(group, dim=2)  # [n, steps, h_v, d_k]
-    ks = k[0][pos].float().repeat_interleave(group, dim=2)
+    def per_value_head(x):
+        # Value head j reads query/key head j // group: repeat each head group times in place.
+        x = x[0][pos].float()  # [n, steps, h_qk, d_k]
+        n, s, h, d = x.shape
+        return x[:, :, :, None, :].expand(n, s, h, group, d).reshape(n, s, h * group, d)
+
+    qs = per_value_head(q)  # [n, steps, h_v, d_k]
+    ks = per_value_head(k)
     vs = v[0][pos].float()  # [n, steps, h_v, d_v]
     alphas = g[0][pos].float().exp()  # [n, steps, h_v]
     betas = beta[0][pos].float()
