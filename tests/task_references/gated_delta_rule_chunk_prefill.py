@@ -314,5 +314,11 @@ for workload in CONFIG["workloads"]:
     aux = eval(CONFIG["evaluation"]["peak_aux_bytes"], {}, params)
     check(aux > 0, f"{label}: peak_aux_bytes evaluates")
 
+for workload in CONFIG["quick_workloads"]:
+    lens = workload["seq_lens"]
+    check(sum(lens) == workload["T"] and len(lens) == workload["n_seqs"] and min(lens) >= 1
+          and workload["h_v"] % workload["h_qk"] == 0,
+          f"{workload['label']}: T, n_seqs, lengths and head counts agree")
+
 print(f"{passed} passed, {len(failures)} failed")
 raise SystemExit(1 if failures else 0)
