@@ -148,7 +148,16 @@ def main():
             # Every score is one of the levels: equal inputs, equal scores.
             check(logits.unique().numel() <= len(GET_INPUTS.LEVEL_NUMERATORS),
                   f"{label}: more distinct logits than levels", failures)
-            print(f"    {changed} of {logits.shape[0]} tokens change when the higher index wins")
+            line = f"    {changed} of {logits.shape[0]} tokens change when the higher index wins"
+            if topk_group < n_group:
+                biased = torch.sigmoid(logits) + bias[None, :]
+                size = logits.shape[1] // n_group
+                top2 = biased.view(logits.shape[0], n_group, size).topk(2, dim=-1).values
+                ranked = top2.sum(dim=-1).sort(dim=-1, descending=True).values
+                group_ties = int((ranked[:, topk_group - 1] == ranked[:, topk_group]).sum())
+                check(group_ties > 0, f"{label}: no exact tie at the group boundary", failures)
+                line += f"; {group_ties} have tied group scores at the group boundary"
+            print(line)
 
     print("get_inputs:")
     w0 = CONFIG["workloads"][0]
