@@ -6,7 +6,7 @@ a check fails. The reference (stable sorts over [T, E] tensors) is compared with
 formulation written here: a loop over tokens that sorts (score, index) pairs in Python with
 float64 scores, the lower index first among equal scores. The checks also cover what the exact
 comparison of topk_ids rests on: the margins get_inputs promises, the exact ties of the "ties"
-distribution, that the tie rule decides real cases, and the work model.
+distribution, that the tie rule decides real cases, the torch.topk anchor, and the work model.
 """
 
 import importlib.util
@@ -25,7 +25,8 @@ TASK = Path(__file__).resolve().parents[2] / "tasks" / "grouped_topk_routing"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"grouped_topk_{name}", TASK / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"grouped_topk_{name.replace('/', '_')}",
+                                                  TASK / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -33,6 +34,7 @@ def load(name):
 
 GET_INPUTS = load("get_inputs")
 REFERENCE = load("reference")
+TOPK_ANCHOR = load("anchors/torch_topk")
 CONFIG = json.loads((TASK / "config.json").read_text())
 GATE = CONFIG["tolerance"]["rel_norm_rtol"] * CONFIG["tolerance"]["grader_scale"]
 
@@ -139,6 +141,10 @@ def main():
             biased_w = biased_w / biased_w.sum(dim=1, keepdim=True) * scaling
             check(rel_err(biased_w, weights) > 10 * GATE,
                   f"{label}: weights with the bias pass the gate", failures)
+            # The torch.topk anchor agrees where no exact ties occur.
+            anchor_w, anchor_ids = TOPK_ANCHOR.run(*args)
+            check(torch.equal(anchor_ids, ids) and rel_err(anchor_w, weights) <= GATE,
+                  f"{label}: the torch_topk anchor disagrees with the reference", failures)
         else:
             # The tie rule decides real cases: preferring the higher index changes the result.
             other_w, other_ids = loop_routing(logits, bias, n_group, topk_group, top_k, scaling,
