@@ -12,11 +12,12 @@ Five kernels per call:
   _clear_maps    zero the per-head byte maps of slash offsets and vertical columns
   _mark_maps     set the map bytes of every listed offset and column
   _classify      per head: the class of every block distance (empty / partial / full), the
-                 ascending list of non-empty distances and a running count per distance
+                 ascending list of non-empty distances, a running count per distance, and the
+                 selection of every window and every key block's columns as 64-bit words
   _columns       per (head, query block): the vertical columns outside the visited key blocks
   _sparse_attn   per (head, query block): flash attention over the visited key blocks (a mask
-                 only on partial blocks and the diagonal block), then over the gathered column
-                 tiles, under one fp32 online softmax in base 2
+                 only on partial blocks, from the bit words, and on the diagonal block), then
+                 over the gathered column tiles, under one fp32 online softmax in base 2
 """
 
 import torch
@@ -52,17 +53,28 @@ def _mark_maps(slash_idx, vertical_idx, slash_map, vert_map, T, n_slash, n_verti
 
 
 @triton.jit
-def _classify(slash_map, delta_class, block_delta, block_full, count_le, T, NB,
-              BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr):
+def _bit_or(a, b):
+    return a | b
+
+
+@triton.jit
+def _classify(slash_map, vert_map, delta_class, block_delta, block_full, count_le, win_lo, win_hi,
+              col_bits, T, NB, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr):
     """One program per head. delta_class[h, delta]: 0 no offset of the window is selected, 1 some,
     2 all (of those in [0, T)). block_delta[h, :count] lists the non-empty distances ascending,
     block_full[h, t] says whether block_delta[h, t] is of class 2, and count_le[h, delta] is the
-    number of listed distances <= delta."""
+    number of listed distances <= delta. win_lo / win_hi[h, delta] hold the window as bits (bit w
+    of the 128-bit pair <-> offset 64 delta - 63 + w selected) and col_bits[h, b] the vertical
+    columns of key block b (bit c <-> key 64 b + c is a column); the partial-tile masks of the
+    attention are read from these words. BLOCK_N must be 64."""
     h = tl.program_id(0)
     w = tl.arange(0, 2 * BLOCK_N)
+    c = tl.arange(0, BLOCK_N)
+    w_bit = tl.full([2 * BLOCK_N], 1, dtype=tl.int64) << (w % BLOCK_N).to(tl.int64)
+    c_bit = tl.full([BLOCK_N], 1, dtype=tl.int64) << c.to(tl.int64)
     running = tl.sum(tl.zeros([BLOCK_D], dtype=tl.int32), axis=0)
-    for c in range(0, NB, BLOCK_D):
-        d = c + tl.arange(0, BLOCK_D)
+    for start in range(0, NB, BLOCK_D):
+        d = start + tl.arange(0, BLOCK_D)
         d_ok = d < NB
         # Offsets 64 d - 63 .. 64 d + 63 (the window has 2 * BLOCK_N - 1 entries).
         offs = d[:, None] * BLOCK_N - (BLOCK_N - 1) + w[None, :]
@@ -70,6 +82,16 @@ def _classify(slash_map, delta_class, block_delta, block_full, count_le, T, NB,
         hit = tl.load(slash_map + h * T + offs, mask=ok, other=0).to(tl.int32)
         cnt = tl.sum(hit, axis=1)
         tot = tl.sum(ok.to(tl.int32), axis=1)
+        words = hit.to(tl.int64) * w_bit[None, :]
+        lo = tl.reduce(tl.where(w[None, :] < BLOCK_N, words, 0), 1, _bit_or)
+        hi = tl.reduce(tl.where(w[None, :] >= BLOCK_N, words, 0), 1, _bit_or)
+        tl.store(win_lo + h * NB + d, lo, mask=d_ok)
+        tl.store(win_hi + h * NB + d, hi, mask=d_ok)
+        # The same d indexes key blocks here: the columns of key block d as bits.
+        keys = d[:, None] * BLOCK_N + c[None, :]
+        on_col = tl.load(vert_map + h * T + keys, mask=d_ok[:, None] & (keys < T), other=0)
+        cols = tl.reduce(on_col.to(tl.int64) * c_bit[None, :], 1, _bit_or)
+        tl.store(col_bits + h * NB + d, cols, mask=d_ok)
         cls = tl.where(cnt == 0, 0, tl.where(cnt == tot, 2, 1))
         tl.store(delta_class + h * NB + d, cls.to(tl.int8), mask=d_ok)
         nonempty = (cnt > 0) & d_ok
@@ -105,7 +127,7 @@ def _columns(vertical_idx, delta_class, column_index, column_count, NB, n_vertic
 
 
 @triton.jit
-def _sparse_attn(q_ptr, k_ptr, v_ptr, o_ptr, slash_map, vert_map, block_delta, block_full,
+def _sparse_attn(q_ptr, k_ptr, v_ptr, o_ptr, win_lo, win_hi, col_bits, block_delta, block_full,
                  count_le, column_index, column_count, qk_scale, T, NB, n_vertical, GROUP,
                  stride_qt, stride_qh, stride_kt, stride_kh, stride_vt, stride_vh,
                  stride_ot, stride_oh,
@@ -119,6 +141,7 @@ def _sparse_attn(q_ptr, k_ptr, v_ptr, o_ptr, slash_map, vert_map, block_delta, b
     offs_m = m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_d = tl.arange(0, HEAD_DIM)
     offs_b = tl.arange(0, BLOCK_N)
+    offs_r = tl.arange(0, BLOCK_M)
     row_ok = offs_m < T
     q = tl.load(q_ptr + offs_m[:, None] * stride_qt + h * stride_qh + offs_d[None, :],
                 mask=row_ok[:, None], other=0.0)
@@ -141,12 +164,18 @@ def _sparse_attn(q_ptr, k_ptr, v_ptr, o_ptr, slash_map, vert_map, block_delta, b
         v = tl.load(v_base + offs_n[:, None] * stride_vt, mask=col_ok[:, None], other=0.0)
         s = tl.dot(q, tl.trans(k)) * qk_scale
         if (delta == 0) | (full == 0):
-            diff = offs_m[:, None] - offs_n[None, :]
-            keep = (diff >= 0) & col_ok[None, :]
+            keep = (offs_m[:, None] >= offs_n[None, :]) & col_ok[None, :]
             if full == 0:
-                on_slash = tl.load(slash_map + h * T + diff, mask=keep & (diff < T), other=0)
-                on_vert = tl.load(vert_map + h * T + offs_n, mask=col_ok, other=0)
-                keep = keep & ((on_slash != 0) | (on_vert != 0)[None, :])
+                # Pair (row r, key c) of the tile has offset 64 delta + r - c, bit r - c + 63 of
+                # the window words; key c is a column when bit c of its block's word is set.
+                lo = tl.load(win_lo + h * NB + delta)
+                hi = tl.load(win_hi + h * NB + delta)
+                col_word = tl.load(col_bits + h * NB + (m - delta))
+                widx = offs_r[:, None] - offs_b[None, :] + (BLOCK_N - 1)
+                word = tl.where(widx < BLOCK_N, lo, hi)
+                on_slash = ((word >> (widx % BLOCK_N).to(tl.int64)) & 1) != 0
+                on_col = ((col_word >> offs_b.to(tl.int64)) & 1) != 0
+                keep = keep & (on_slash | on_col[None, :])
             s = tl.where(keep, s, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(s, 1))
         m_use = tl.where(m_new == float("-inf"), 0.0, m_new)
@@ -201,6 +230,9 @@ def run(q, k, v, vertical_idx, slash_idx, sm_scale):
     block_delta = torch.empty((h_q, NB), dtype=torch.int32, device=device)
     block_full = torch.empty((h_q, NB), dtype=torch.int8, device=device)
     count_le = torch.empty((h_q, NB), dtype=torch.int32, device=device)
+    win_lo = torch.empty((h_q, NB), dtype=torch.int64, device=device)
+    win_hi = torch.empty((h_q, NB), dtype=torch.int64, device=device)
+    col_bits = torch.empty((h_q, NB), dtype=torch.int64, device=device)
     column_index = torch.empty((h_q, NB, n_vertical), dtype=torch.int32, device=device)
     column_count = torch.empty((h_q, NB), dtype=torch.int32, device=device)
     o = torch.empty_like(q)
@@ -209,12 +241,12 @@ def run(q, k, v, vertical_idx, slash_idx, sm_scale):
     _clear_maps[(triton.cdiv(T, chunk), h_q)](slash_map, vert_map, T, CHUNK=chunk)
     _mark_maps[(triton.cdiv(max(n_slash, n_vertical), chunk), h_q)](
         slash_idx, vertical_idx, slash_map, vert_map, T, n_slash, n_vertical, CHUNK=chunk)
-    _classify[(h_q,)](slash_map, delta_class, block_delta, block_full, count_le, T, NB,
-                      BLOCK_N=BLOCK, BLOCK_D=64, num_warps=4)
+    _classify[(h_q,)](slash_map, vert_map, delta_class, block_delta, block_full, count_le,
+                      win_lo, win_hi, col_bits, T, NB, BLOCK_N=BLOCK, BLOCK_D=32, num_warps=4)
     _columns[(h_q, NB)](vertical_idx, delta_class, column_index, column_count, NB, n_vertical,
                         BLOCK_M=BLOCK, BLOCK_N=BLOCK, BLOCK_V=256, num_warps=4)
     _sparse_attn[(h_q, NB)](
-        q, k, v, o, slash_map, vert_map, block_delta, block_full, count_le, column_index,
+        q, k, v, o, win_lo, win_hi, col_bits, block_delta, block_full, count_le, column_index,
         column_count, sm_scale * LOG2E, T, NB, n_vertical, h_q // h_kv,
         q.stride(0), q.stride(1), k.stride(0), k.stride(1), v.stride(0), v.stride(1),
         o.stride(0), o.stride(1),
