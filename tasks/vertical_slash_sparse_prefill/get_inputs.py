@@ -45,8 +45,10 @@ def draw_index_sets(T, h_q, n_vertical, slash_band, n_lines, line_width, spans, 
     # Vertical columns: the sinks, then a uniform sample of the other T - SINK_COLUMNS keys.
     extra = n_vertical - SINK_COLUMNS
     sinks = torch.arange(SINK_COLUMNS, device=device).expand(h_q, SINK_COLUMNS)
-    ranks = torch.rand((h_q, T - SINK_COLUMNS), generator=gen, device=device)
-    picked = ranks.argsort(dim=1)[:, :extra] + SINK_COLUMNS
+    # float64 keys and a stable sort: equal keys (rare) still order the same way on every device
+    # and in every process, so the draw is a function of the seed.
+    ranks = torch.rand((h_q, T - SINK_COLUMNS), generator=gen, device=device, dtype=torch.float64)
+    picked = torch.sort(ranks, dim=1, stable=True).indices[:, :extra] + SINK_COLUMNS
     vertical_idx = torch.cat([sinks, picked], dim=1).sort(dim=1).values.to(torch.int32).contiguous()
 
     # Slash offsets: the band, then one run of line_width offsets inside every stratum.
