@@ -184,9 +184,11 @@ def exact_pairs(T, vertical_idx, slash_idx):
 
 
 # The work model: its flops are 4 * head_dim per attended pair over a lower bound of the pair
-# count (the band exactly, each run offset at T / 2 pairs at least, the vertical columns not at
-# all); the bound must hold for drawn inputs and stay within a factor of the truth. Its bytes
-# are every input read once and the output written once.
+# count: the band exactly; each offset of the run in stratum k (k = 1 .. n_lines) lies below
+# the stratum's upper end, at most slash_band * q^k with q = (T / (2 slash_band))^(1 / n_lines),
+# so it gives more than T - slash_band * q^k pairs (a geometric sum over k); the vertical
+# columns not at all. The bound must hold for drawn inputs and stay within a factor of the
+# truth. Its bytes are every input read once and the output written once.
 for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
     params = dict(CONFIG["fixed_params"])
     params.update({key: val for key, val in workload.items() if isinstance(val, (int, float))})
@@ -200,16 +202,29 @@ for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
     gen.manual_seed(11)
     vertical_idx, slash_idx = GET_INPUTS.draw_index_sets(T, h_q, params["n_vertical"], band,
                                                          lines, width, spans, gen, "cpu")
-    bound = sum(T - dd for dd in range(band)) + lines * width * T // 2
-    model = {key: eval(CONFIG["work_model"][key], {}, params) for key in ("flops", "bytes")}
-    check(model["flops"] == 4 * d * h_q * bound, f"{label}: work-model flops {model['flops']}")
+    # Per stratum: its upper end as get_inputs places it, and the real-valued one of the formula.
+    upper = [hi for _, hi in spans]
+    q = (T / (2 * band)) ** (1 / lines)
+    check(all(hi <= band * q ** k * (1 + 1e-12) for k, hi in enumerate(upper, start=1)),
+          f"{label}: every stratum ends at or below slash_band * q^k")
+    bound = sum(T - dd for dd in range(band)) + width * sum(T - band * q ** k
+                                                          for k in range(1, lines + 1))
+    per_stratum = sum(T - dd for dd in range(band)) + width * sum(T - hi + 1 for hi in upper)
+    check(bound <= per_stratum, f"{label}: the closed form is below the per-stratum bound")
+    model = {key: eval(CONFIG["work_model"][key].replace("^", "**"), {}, params)
+             for key in ("flops", "bytes")}
+    check(math.isclose(model["flops"], 4 * d * h_q * bound, rel_tol=1e-9),
+          f"{label}: work-model flops {model['flops']:.6g} vs {4 * d * h_q * bound:.6g}")
     nbytes = 2 * 2 * d * T * (h_q + h_kv) + 4 * h_q * (params["n_vertical"] + params["n_slash"])
     check(model["bytes"] == nbytes, f"{label}: work-model bytes {model['bytes']} vs {nbytes}")
     pairs = exact_pairs(T, vertical_idx, slash_idx)
     ratio = h_q * bound / pairs
     print(f"{label}: lower bound / attended pairs = {ratio:.3f}; "
           f"attended / causal pairs = {pairs / (h_q * T * (T + 1) / 2):.4f}")
-    check(0.5 < ratio <= 1.0, f"{label}: the bound is below the attended pairs and within 2x: {ratio:.3f}")
+    check(ratio <= 1.0, f"{label}: the bound is at or below the attended pairs: {ratio:.3f}")
+    # On the timed workloads the columns are a small share and the bound is close to the truth.
+    if workload in CONFIG["workloads"]:
+        check(ratio > 0.85, f"{label}: the bound is within 15 % of the attended pairs: {ratio:.3f}")
 
 print(f"{passed} passed, {len(failures)} failed")
 raise SystemExit(1 if failures else 0)
