@@ -38,8 +38,8 @@ _BLOCK_H = 64
 _BLOCK_N = 64
 _NUM_STAGES = 2
 _NUM_WARPS = 8
-# Split planning: split a list only when the programs do not fill the SMs; slices of at least
-# _MIN_CHUNK entries.
+# Split planning: split a list only when the programs leave at least half of the SMs idle; slices
+# of at least _MIN_CHUNK entries.
 _MIN_CHUNK = 256
 # The combine program: heads per program.
 _COMBINE_H = 16
@@ -196,12 +196,11 @@ def _combine_kernel(
 
 
 def plan_splits(rows, head_tiles, topk, num_sms, block_n=_BLOCK_N, min_chunk=_MIN_CHUNK):
-    """(num_splits, chunk) from shapes only: one slice per list when rows * head_tiles programs
-    fill the SMs, else enough equal slices (of at least min_chunk entries) to fill them."""
+    """(num_splits, chunk) from shapes only: as many equal slices of each list (of at least
+    min_chunk entries) as rows * head_tiles programs can be multiplied by without passing one
+    program per SM; one slice when the programs alone reach the SM count."""
     programs = rows * head_tiles
-    splits = 1
-    if programs < num_sms:
-        splits = min(triton.cdiv(num_sms, programs), max(1, topk // min_chunk))
+    splits = max(1, min(num_sms // programs, topk // min_chunk))
     chunk = triton.cdiv(triton.cdiv(topk, splits), block_n) * block_n
     return triton.cdiv(topk, chunk), chunk
 
