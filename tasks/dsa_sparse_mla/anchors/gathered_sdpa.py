@@ -25,7 +25,8 @@ def run(q, kv_cache, indices, sm_scale):
     num_kv = kv_cache.shape[0]
     valid = (indices >= 0) & (indices < num_kv)
     safe = torch.where(valid, indices, torch.zeros_like(indices)).long()
-    per_row = topk * d_qk * (2 + 8) + 3 * h * topk * 4
+    # Per query row: the gathered rows (and, for FP8, the byte decode), and the lse scores.
+    per_row = topk * d_qk * (2 + 4 + 4 + 8) + 3 * h * topk * 4
     group = max(1, _GROUP_BYTES // per_row)
 
     out = torch.empty((rows_q, h, 512), dtype=q.dtype, device=q.device)

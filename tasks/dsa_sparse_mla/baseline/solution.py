@@ -19,7 +19,9 @@ import triton.language as tl
 
 _LOG2_E = 1.4426950408889634
 _BLOCK_HEADS = 16
-_BLOCK_N = 32
+# 16 entries per step keeps the decoded [16, 512] block and its scales within the registers of
+# 4 warps next to the 16 x 512 accumulator.
+_BLOCK_N = 16
 _NUM_WARPS = 4
 _NUM_STAGES = 2
 
