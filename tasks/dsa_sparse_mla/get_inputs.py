@@ -147,14 +147,21 @@ def get_inputs(config):
     order = torch.randperm(batch, generator=gen, device=device)
     lengths = torch.tensor(seq_lens(batch, ctx_min, ctx_max), device=device)[order]
 
-    # Positions each row sees, and an indexer-like choice among them: recent ones first (score
-    # above 2), older ones at random (score in [0, 1)), unseen ones never (score -1).
+    # Positions each row sees, and an indexer-like choice among them: recent ones first, older
+    # ones at random, unseen ones never. The scores are distinct integers (random high bits, the
+    # position in the low bits), so the choice and its order do not depend on how top-k breaks
+    # ties; unseen positions score -1 and only ever fill the padding.
     width = ctx_max
+    position_bits = max(1, (width - 1).bit_length())
+    if position_bits > 28:
+        raise ValueError("contexts above 2^28 tokens are not supported")
     visible = (lengths[:, None] - s_q + 1 + torch.arange(s_q, device=device)).reshape(rows_q)
     positions = torch.arange(width, device=device)
-    score = torch.rand((rows_q, width), generator=gen, device=device)
-    score = torch.where(positions[None, :] >= visible[:, None] - LOCAL_WINDOW, score + 2.0, score)
-    score = torch.where(positions[None, :] < visible[:, None], score, torch.full_like(score, -1.0))
+    score = torch.randint(0, 1 << 31, (rows_q, width), generator=gen, device=device)
+    score = score * (1 << position_bits) + positions[None, :]
+    recent = positions[None, :] >= visible[:, None] - LOCAL_WINDOW
+    score = torch.where(recent, score + (1 << 60), score)
+    score = torch.where(positions[None, :] < visible[:, None], score, torch.full_like(score, -1))
     picked = min(topk, width)
     top_score, pos = torch.topk(score, picked, dim=1)
     page = torch.gather(block_table.repeat_interleave(s_q, dim=0), 1, pos // page_size)
