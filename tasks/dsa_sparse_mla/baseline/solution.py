@@ -102,6 +102,7 @@ def run(q, kv_cache, indices, sm_scale):
     else:
         assert kv_cache.dtype == torch.bfloat16 and kv_cache.shape[1] == 576
         kv_f32, kv_bf16 = kv_cache, kv_cache
+    assert rows <= 65535, "query rows are the second grid dimension"
     o = torch.empty((rows, h, 512), dtype=torch.bfloat16, device=q.device)
     lse = torch.empty((rows, h), dtype=torch.float32, device=q.device)
     _sparse_attend_kernel[(triton.cdiv(h, _BLOCK_HEADS), rows)](

@@ -34,8 +34,13 @@ _ROPE = 64
 _FP8_ROW_BYTES = 656
 # Heads per attention program (the 64-row tensor-core tile of two warpgroups), entries per step,
 # pipeline depth and warps. The 64 x 512 fp32 accumulator is 128 registers a thread over 8 warps.
+# Shared memory per program: the 72 KiB query tile plus, per pipeline stage, 72 KiB of bf16 rows,
+# or for FP8 records 40 KiB of codes and rotary values per stage and 64 KiB of decoded pieces
+# staged as tensor-core operands (about 216 KiB either way). Should the FP8 variant not fit,
+# 32 entries per step halve its staged bytes.
 _BLOCK_H = 64
 _BLOCK_N = 64
+_FP8_BLOCK_N = 64
 _NUM_STAGES = 2
 _NUM_WARPS = 8
 # Split planning: split a list only when the programs leave at least half of the SMs idle; slices
@@ -227,7 +232,9 @@ def run(q, kv_cache, indices, sm_scale):
     num_warps = _NUM_WARPS if block_h == 64 else 4
     head_tiles = triton.cdiv(h, block_h)
     num_sms = torch.cuda.get_device_properties(device).multi_processor_count
-    num_splits, chunk = plan_splits(rows, head_tiles, topk, num_sms)
+    block_n = _FP8_BLOCK_N if kv_fp8 else _BLOCK_N
+    num_splits, chunk = plan_splits(rows, head_tiles, topk, num_sms, block_n)
+    assert rows <= 65535, "query rows are the third grid dimension"
 
     o = torch.empty((rows, h, _LORA), dtype=torch.bfloat16, device=device)
     lse = torch.empty((rows, h), dtype=torch.float32, device=device)
@@ -241,7 +248,7 @@ def run(q, kv_cache, indices, sm_scale):
         q, kv_cache, kv_f32, kv_bf16, indices, o, lse, part_o, part_lse,
         num_kv, topk, chunk, num_splits, h, float(sm_scale) * _LOG2_E,
         q.stride(0), q.stride(1), indices.stride(0), o.stride(0), o.stride(1), lse.stride(0),
-        KV_FP8=kv_fp8, SPLIT=split, BLOCK_H=block_h, BLOCK_N=_BLOCK_N,
+        KV_FP8=kv_fp8, SPLIT=split, BLOCK_H=block_h, BLOCK_N=block_n,
         num_warps=num_warps, num_stages=_NUM_STAGES,
     )
     if split:
