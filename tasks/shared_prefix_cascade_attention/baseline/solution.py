@@ -110,6 +110,8 @@ def run(q, k_cache, v_cache, prefix_block_table, suffix_block_table, suffix_lens
                     ("suffix_block_table", suffix_block_table), ("suffix_lens", suffix_lens)):
         if not t.is_contiguous():
             raise ValueError(f"{name} must be contiguous")
+    if q.dtype != torch.bfloat16 or k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
+        raise ValueError("q, k_cache and v_cache must be bf16")
     if head_dim < 16 or head_dim & (head_dim - 1) or page_size & (page_size - 1):
         raise ValueError("head_dim (>= 16) and page_size must be powers of two")
     group = h_q // h_kv
