@@ -22,7 +22,8 @@ Builds d2k in build-gpu/ and runs the named steps in order. Steps:
   repeat[=N]     N (default 5) independent evaluations of the Muon baseline
   sanitize       `d2k profile --tool sanitizer` (memcheck, racecheck) of the sampling expert on
                  its wide-row and per-row workloads; any reported error fails the step
-  quick          `d2k eval --quick` of every task's baseline and expert
+  quick[=LIST]   `d2k eval --quick` of the baseline and expert of every task, or of the
+                 comma-separated TASKs
   suite[=LIST]   `d2k eval` of every task with an expert/, for reference, baseline and expert;
                  LIST is TASK[/IMPL[+IMPL...]][,TASK...], e.g. muon_orthogonalization/expert,fused_moe
   timing-data    docs/timing.md's data into $OUT: the expert's cold and hot latency on an
