@@ -25,12 +25,15 @@ def irreducible(workload):
 
 
 def rows(paths):
-    """One row per workload of every record."""
+    """One row per workload of every record that ran its protocol (a workload that failed before
+    any call, such as a task_error, has no protocol time to compare with)."""
     out = []
     for path in paths:
         record = json.load(open(path))
         for w in record["workloads"]:
             needed, exact = irreducible(w)
+            if needed <= 0:
+                continue
             out.append({"task": record["task"], "impl": record["impl_kind"], "workload": w["workload"],
                         "wall_s": w["wall_seconds"], "irreducible_s": needed, "exact": exact,
                         "phases": {k: v for k, v in sorted(w.get("phases", {}).items()) if v >= 0.05}})

@@ -41,6 +41,28 @@ std::optional<double> passed_latency(const record::EvaluationResult* evaluation,
   return w->latency->mean_s;
 }
 
+// The page shows the suite's protocol, cold-cache timing (docs/timing.md); an evaluation timed
+// hot is a study of the cache policy, which docs/timing.md reports on its own.
+bool timed_cold(const record::EvaluationResult& evaluation) {
+  return std::all_of(evaluation.workloads.begin(), evaluation.workloads.end(), [](const auto& w) {
+    return !w.latency || w.latency->cache_policy == "cold";
+  });
+}
+
+// An implementation's evaluations, newest first.
+using Evaluations = std::vector<record::EvaluationResult>;
+
+// The newest evaluation that ran `workload`: a later run of some workloads only (--workload)
+// replaces those rows and leaves the others as they were.
+const record::EvaluationResult* newest_with(const Evaluations* evaluations,
+                                            const std::string& workload) {
+  if (evaluations == nullptr) return nullptr;
+  for (const auto& evaluation : *evaluations) {
+    if (find_workload(evaluation, workload) != nullptr) return &evaluation;
+  }
+  return nullptr;
+}
+
 // Which term of max(flops / peak, bytes / bandwidth) is T_SOL, and where its rate came from.
 std::string bound_of(const record::SpeedOfLight& sol) {
   const double compute = sol.peak_flops_per_s > 0.0 ? sol.flops / sol.peak_flops_per_s : 0.0;
@@ -115,33 +137,27 @@ ResultsPage build_results_page(const store::Store& store, const std::vector<std:
   if (page.device.empty()) return page;
   page.ceilings = store.ceilings().latest(page.device);
 
-  // The newest evaluation of each (task, implementation) on the device.
-  std::map<std::string, std::map<std::string, record::EvaluationResult>> chosen;
+  // Every evaluation of each (task, implementation) on the device, newest first.
+  std::map<std::string, std::map<std::string, Evaluations>> chosen;
   std::string newest_created_at;
   for (const auto& summary : summaries) {
     if (summary.device_name != page.device) continue;
-    auto& of_task = chosen[summary.task_id];
-    const std::string label = implementation_label(summary);
-    if (of_task.contains(label)) continue;
     auto loaded = store.evaluations().load(summary.id);
-    if (!loaded) continue;
+    if (!loaded || !timed_cold(*loaded)) continue;
     if (loaded->created_at > newest_created_at) {
       newest_created_at = loaded->created_at;
       page.environment = loaded->environment;
     }
-    of_task.emplace(label, std::move(*loaded));
+    chosen[summary.task_id][implementation_label(summary)].push_back(std::move(*loaded));
   }
 
   for (const auto& [task_id, implementations] : chosen) {
     MeasuredTask task;
     task.task_id = task_id;
-    const auto find = [&](const std::string& label) -> const record::EvaluationResult* {
+    const auto find = [&](const std::string& label) -> const Evaluations* {
       const auto it = implementations.find(label);
       return it == implementations.end() ? nullptr : &it->second;
     };
-    const record::EvaluationResult* reference = find("reference");
-    const record::EvaluationResult* baseline = find("baseline");
-    const record::EvaluationResult* expert = find("expert");
     // Fixed implementations first, then the anchors by name.
     std::vector<std::string> order;
     for (const char* kind : kFixedKinds) {
@@ -152,35 +168,40 @@ ResultsPage build_results_page(const store::Store& store, const std::vector<std:
                                            task_id, kind));
       }
     }
-    for (const auto& [label, evaluation] : implementations) {
-      if (evaluation.impl_kind == "anchor") order.push_back(label);
+    for (const auto& [label, evaluations] : implementations) {
+      if (evaluations.front().impl_kind == "anchor") order.push_back(label);
     }
-    // Workloads in the order of the first implementation that has them.
+    // Workloads in the order of the newest evaluation of the first implementation that has them.
     std::vector<std::string> workloads;
     std::set<std::string> seen;
     for (const auto& label : order) {
-      for (const auto& w : find(label)->workloads) {
-        if (seen.insert(w.workload).second) workloads.push_back(w.workload);
+      for (const auto& evaluation : *find(label)) {
+        for (const auto& w : evaluation.workloads) {
+          if (seen.insert(w.workload).second) workloads.push_back(w.workload);
+        }
       }
     }
     for (const auto& workload : workloads) {
       MeasuredWorkload measured;
       measured.workload = workload;
+      const record::EvaluationResult* reference = newest_with(find("reference"), workload);
+      const record::EvaluationResult* baseline = newest_with(find("baseline"), workload);
+      const record::EvaluationResult* expert = newest_with(find("expert"), workload);
       for (const auto& label : order) {
-        const record::EvaluationResult& evaluation = *find(label);
-        const record::WorkloadResult* w = find_workload(evaluation, workload);
-        if (w == nullptr) continue;
-        if (w->sol && !measured.t_sol_s) {
-          measured.t_sol_s = w->sol->t_sol_s;
-          measured.bound = bound_of(*w->sol);
+        const record::EvaluationResult* evaluation = newest_with(find(label), workload);
+        if (evaluation == nullptr) continue;
+        const record::WorkloadResult& w = *find_workload(*evaluation, workload);
+        if (w.sol && !measured.t_sol_s) {
+          measured.t_sol_s = w.sol->t_sol_s;
+          measured.bound = bound_of(*w.sol);
         }
-        MeasuredRow row = measured_row(label, evaluation, *w, reference, baseline);
+        MeasuredRow row = measured_row(label, *evaluation, w, reference, baseline);
         if (row.sol_fraction && *row.sol_fraction > 1.0) {
           page.over_sol.push_back({task_id, workload, label, *row.sol_fraction});
         }
-        if (evaluation.impl_kind == "anchor" && row.mean_s) {
+        if (evaluation->impl_kind == "anchor" && row.mean_s) {
           if (const auto expert_s = passed_latency(expert, workload); expert_s && *expert_s > 0.0) {
-            task.anchors.push_back({workload, evaluation.anchor, *row.mean_s, *expert_s,
+            task.anchors.push_back({workload, evaluation->anchor, *row.mean_s, *expert_s,
                                     *row.mean_s / *expert_s});
           }
         }

@@ -102,8 +102,9 @@ std::string ResultsRenderer::render(const Report& report, const RenderOptions&) 
          "page. -->\n\n";
   out += fmt::format(
       "The measured state of the suite on one device, rendered from the store `{}`: per task "
-      "and workload, the newest evaluation of the reference, the baseline, the expert and each "
-      "anchor (a library path timed beside the expert, docs/task-format.md). Speedups divide the "
+      "and workload, the newest cold-cache evaluation that ran it, of the reference, the baseline, "
+      "the expert and each anchor (a library path timed beside the expert, docs/task-format.md); "
+      "hot-cache studies are in docs/timing.md. Speedups divide the "
       "reference's or baseline's latency by the row's; %SOL is T_SOL over the latency "
       "(docs/scores.md). Earlier studies are in git history (docs/history.md).\n\n",
       page.store_name);

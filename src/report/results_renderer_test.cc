@@ -57,7 +57,8 @@ class ResultsRendererTest : public ::testing::Test {
   }
 
   int64_t save(const std::string& kind, const std::string& anchor, const std::vector<Measured>& workloads,
-               const std::string& device = "NVIDIA H200", const std::string& task = "t") {
+               const std::string& device = "NVIDIA H200", const std::string& task = "t",
+               const std::string& cache_policy = "cold") {
     record::EvaluationResult result;
     result.created_at = "2026-12-02T10:00:0" + std::to_string(counter_++) + "Z";
     result.task_id = task;
@@ -77,7 +78,7 @@ class ResultsRendererTest : public ::testing::Test {
         w.verdict = record::Verdict::passed;
         record::Latency latency;
         latency.method = "events";
-        latency.cache_policy = "cold";
+        latency.cache_policy = cache_policy;
         latency.mean_s = m.ms * 1e-3;
         latency.stdev_s = m.ms * 1e-5;
         latency.calls_per_sample = 7;
@@ -132,6 +133,17 @@ TEST_F(ResultsRendererTest, EveryImplementationPerWorkloadWithSpeedupsAndItsComm
   EXPECT_TRUE(contains(page, "`d2k eval t --anchor torch_compile --workload w2`")) << page;
   // A failing workload shows its verdict, not a latency.
   EXPECT_TRUE(contains(page, "| anchor cublas | #5 | incorrect (output_mismatch) |")) << page;
+}
+
+// A later run of one workload replaces that row only; a hot-cache study replaces none.
+TEST_F(ResultsRendererTest, EachWorkloadFromTheNewestColdEvaluationThatRanIt) {
+  const int64_t rerun = save("expert", "", {{"w2", 2.5}});
+  save("expert", "", {{"w1", 0.9}, {"w2", 1.9}}, "NVIDIA H200", "t", "hot");
+  const std::string page = rendered();
+  EXPECT_TRUE(contains(page, "| expert | #3 | 1 | 0.01 | 3 x 7 | events, cold |")) << page;
+  EXPECT_TRUE(contains(page, "| expert | #" + std::to_string(rerun) + " | 2.5 |")) << page;
+  EXPECT_FALSE(contains(page, "events, hot")) << page;
+  EXPECT_FALSE(contains(page, "| 0.9 |")) << page;
 }
 
 TEST_F(ResultsRendererTest, ExpertAgainstEachAnchor) {
