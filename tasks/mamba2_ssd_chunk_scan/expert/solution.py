@@ -8,10 +8,12 @@ sum_k 2^(a_last - a_k) dt_k x_k (outer) B_k. Everything but that short chain is 
 
 1. `_step_cumsum_kernel`, grid (chunks, batch, head blocks): dt = softplus(dt + dt_bias) and the
    chunk-local cumulative sum a of dt A log2(e), both fp32, written once per (sequence, head).
-2. `_state_pass_kernel`, grid (head_dim tiles, batch x heads): walks the chunks of one sequence
-   in order with the state in fp32 registers. For each chunk it stores the entering state (bf16,
-   the operand the output product reads) and folds the chunk in with one tensor-core product,
-   S = 2^(a_last) S + (x * dt 2^(a_last - a))^T B. Chunk contributions never go to memory.
+2. `_state_pass_kernel`, grid (state row blocks, batch): walks the chunks of one sequence in
+   order with a block of state rows (part of a head, or several heads of one group, which then
+   share the B tiles) in fp32 registers. At every chunk boundary it stores the entering state
+   (bf16, the operand the output product reads); it folds the tokens in 64 or 128 at a time with
+   one tensor-core product each, S = 2^(a_end - a_start) S + (x * dt 2^(a_end - a))^T B.
+   Chunk contributions never go to memory.
 3. `_chunk_scan_kernel`, grid (chunks x row tiles, batch x groups x head blocks): for 64 output
    rows of a chunk it computes C B^T against the whole chunk once for its group and reuses it for
    a block of the group's heads; per head it applies the decay mask and dt, multiplies by x, adds
@@ -40,10 +42,6 @@ _CUMSUM_HEADS = 16
 _BLOCK_M = 64
 _SCAN_WARPS = 8
 _MAX_SHARED_HEADS = 8
-# The state-passing kernel folds SUB tokens per step (so that two pipeline stages of x and B fit
-# in shared memory) with 4 warps.
-_STATE_SUB = 128
-_STATE_WARPS = 4
 
 
 @triton.jit
@@ -87,48 +85,53 @@ def _state_pass_kernel(
     x_ptr, b_ptr, step_ptr, acs_ptr, init_ptr, states_ptr, final_ptr,
     T, H, PER_GROUP, NUM_CHUNKS, T_PAD,
     stride_x_b, stride_x_t, stride_b_b, stride_b_t,
-    P: tl.constexpr, N: tl.constexpr, BLOCK_P: tl.constexpr, CHUNK: tl.constexpr,
+    P: tl.constexpr, N: tl.constexpr, ROWS: tl.constexpr, CHUNK: tl.constexpr,
     SUB: tl.constexpr,
 ):
+    # A program owns ROWS consecutive state rows r = head * P + p of one sequence, all in one
+    # group (ROWS divides PER_GROUP * P): one head's rows or several whole heads, which then
+    # share every B tile the program loads.
     SUBS: tl.constexpr = CHUNK // SUB
-    p_blk = tl.program_id(0)
-    bh = tl.program_id(1)
-    b = bh // H
-    h = bh % H
-    g = h // PER_GROUP
-    p = p_blk * BLOCK_P + tl.arange(0, BLOCK_P)
+    row_blk = tl.program_id(0)
+    b = tl.program_id(1)
+    b64 = b.to(tl.int64)
+    r = row_blk * ROWS + tl.arange(0, ROWS)
+    head = r // P
+    g = (row_blk * ROWS) // (PER_GROUP * P)
     n = tl.arange(0, N)
     k = tl.arange(0, SUB)
-    pn = p[:, None] * N + n[None, :]
+    rn = r[:, None] * N + n[None, :]
+    hpn = H * P * N
 
-    state = tl.load(init_ptr + bh.to(tl.int64) * (P * N) + pn)  # [BLOCK_P, N] fp32
-    row = bh.to(tl.int64) * T_PAD
-    x_base = x_ptr + b.to(tl.int64) * stride_x_b + h * P
-    b_base = b_ptr + b.to(tl.int64) * stride_b_b + g * N
+    state = tl.load(init_ptr + b64 * hpn + rn)  # [ROWS, N] fp32
+    step_rows = step_ptr + (b64 * H + head) * T_PAD  # [ROWS] row starts
+    acs_rows = acs_ptr + (b64 * H + head) * T_PAD
+    x_cols = x_ptr + b64 * stride_x_b + r  # x[b, t, head, p] is column r of token t
+    b_cols = b_ptr + b64 * stride_b_b + g * N + n
     # One step per SUB tokens; a chunk is SUBS steps. The cumulative sum a restarts at every
-    # chunk, so the decay over the step's tokens is 2^(a[last] - a[first - 1]), with a[-1] = 0
-    # at a chunk's first step.
+    # chunk, so the decay over a step is 2^(a[last] - a[first - 1]), with a[-1] = 0 at a
+    # chunk's first step.
     for j in range(NUM_CHUNKS * SUBS):
         chunk = j // SUBS
         sub = j % SUBS
         # At a chunk's first step: store the state entering the chunk for the output kernel.
-        slot = (b.to(tl.int64) * NUM_CHUNKS + chunk) * H + h
-        tl.store(states_ptr + slot * (P * N) + pn, state.to(states_ptr.dtype.element_ty),
-                 mask=(pn >= 0) & (sub == 0))
+        slot = (b64 * NUM_CHUNKS + chunk) * hpn
+        tl.store(states_ptr + slot + rn, state.to(states_ptr.dtype.element_ty),
+                 mask=(rn >= 0) & (sub == 0))
 
         t = j * SUB + k
         t_ok = t < T
-        step = tl.load(step_ptr + row + t)
-        acs = tl.load(acs_ptr + row + t)
-        acs_end = tl.load(acs_ptr + row + j * SUB + SUB - 1)
-        acs_before = tl.load(acs_ptr + row + j * SUB - 1, mask=sub > 0, other=0.0)
-        weight = step * tl.exp2(acs_end - acs)  # dt_k times the decay from token k to the end
-        xs = tl.load(x_base + t[:, None] * stride_x_t + p[None, :], mask=t_ok[:, None], other=0.0)
-        bs = tl.load(b_base + t[:, None] * stride_b_t + n[None, :], mask=t_ok[:, None], other=0.0)
-        xw = (xs.to(tl.float32) * weight[:, None]).to(bs.dtype)  # [SUB, BLOCK_P]
-        state = tl.dot(tl.trans(xw), bs, state * tl.exp2(acs_end - acs_before))
+        step = tl.load(step_rows[None, :] + t[:, None])  # [SUB, ROWS]
+        acs = tl.load(acs_rows[None, :] + t[:, None])
+        acs_end = tl.load(acs_rows + (j * SUB + SUB - 1))  # [ROWS]
+        acs_before = tl.load(acs_rows + (j * SUB - 1), mask=(r >= 0) & (sub > 0), other=0.0)
+        xs = tl.load(x_cols[None, :] + t[:, None] * stride_x_t, mask=t_ok[:, None], other=0.0)
+        bs = tl.load(b_cols[None, :] + t[:, None] * stride_b_t, mask=t_ok[:, None], other=0.0)
+        # dt_k times the decay from token k to the step's end, per row's head.
+        xw = (xs.to(tl.float32) * step * tl.exp2(acs_end[None, :] - acs)).to(bs.dtype)
+        state = tl.dot(tl.trans(xw), bs, state * tl.exp2(acs_end - acs_before)[:, None])
 
-    tl.store(final_ptr + bh.to(tl.int64) * (P * N) + pn, state)
+    tl.store(final_ptr + b64 * hpn + rn, state)
 
 
 @triton.jit
@@ -191,13 +194,13 @@ def _chunk_scan_kernel(
                  acc.to(y_ptr.dtype.element_ty), mask=m_ok[:, None])
 
 
-def _state_block_p(programs_per_block_p64, num_sms, head_dim):
-    """Head_dim rows per state-passing program: the whole head when there are enough sequences
-    and heads to fill the device several times, fewer (more programs) otherwise."""
-    block_p = head_dim
-    while block_p > 16 and programs_per_block_p64 * (head_dim // block_p) < 4 * num_sms:
-        block_p //= 2
-    return block_p
+def _state_rows(batch, heads, per_group, head_dim, num_sms):
+    """State rows per state-passing program: as many as keep four programs per SM (more rows
+    share each B tile among more heads), at least 16 (one tensor-core tile)."""
+    for rows in (128, 64, 32):
+        if (per_group * head_dim) % rows == 0 and batch * heads * head_dim // rows >= 4 * num_sms:
+            return rows
+    return 16
 
 
 def run(x, dt, A, B, C, D, dt_bias, initial_states):
@@ -230,13 +233,13 @@ def run(x, dt, A, B, C, D, dt_bias, initial_states):
     )
 
     num_sms = torch.cuda.get_device_properties(device).multi_processor_count
-    block_p = _state_block_p(batch * heads, num_sms, head_dim)
-    _state_pass_kernel[(head_dim // block_p, batch * heads)](
+    rows = _state_rows(batch, heads, per_group, head_dim, num_sms)
+    _state_pass_kernel[(heads * head_dim // rows, batch)](
         x, B, step, acs, initial_states, states, final_states,
         seq_len, heads, per_group, num_chunks, t_pad,
         x.stride(0), x.stride(1), B.stride(0), B.stride(1),
-        P=head_dim, N=d_state, BLOCK_P=block_p, CHUNK=_CHUNK, SUB=_STATE_SUB,
-        num_warps=_STATE_WARPS, num_stages=2,
+        P=head_dim, N=d_state, ROWS=rows, CHUNK=_CHUNK, SUB=64 if rows == 128 else 128,
+        num_warps=8 if rows == 128 else 4, num_stages=2,
     )
 
     heads_per_prog = math.gcd(per_group, _MAX_SHARED_HEADS)
