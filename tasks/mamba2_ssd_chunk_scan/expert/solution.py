@@ -168,7 +168,6 @@ def _chunk_scan_kernel(
     bk = tl.load(b_ptr + b64 * stride_b_b + tk[:, None] * stride_b_t + g * N + n[None, :],
                  mask=k_ok[:, None], other=0.0)  # [CHUNK, N]
     cb = tl.dot(cm, tl.trans(bk))  # [BLOCK_M, CHUNK] fp32
-    causal = k[None, :] <= m[:, None]
 
     for i in range(HEADS_PER_PROG):
         h = first_head + i
@@ -181,7 +180,9 @@ def _chunk_scan_kernel(
         s_in = tl.load(states_ptr + slot * (P * N) + p[None, :] * N + n[:, None])
         acc = tl.dot(cm, s_in) * tl.exp2(acs_m)[:, None]  # [BLOCK_M, P]
 
-        gap = tl.where(causal, acs_m[:, None] - acs_k[None, :], float("-inf"))
+        # Causal decay 2^(a_i - a_k) for k <= i; the exponent is set to -inf above the diagonal
+        # before exp2, so masked positions are exact zeros and never overflow.
+        gap = tl.where(k[None, :] <= m[:, None], acs_m[:, None] - acs_k[None, :], float("-inf"))
         scores = cb * tl.exp2(gap) * step_k[None, :]
         xk = tl.load(x_ptr + b64 * stride_x_b + tk[:, None] * stride_x_t + h * P + p[None, :],
                      mask=k_ok[:, None], other=0.0)  # [CHUNK, P]
