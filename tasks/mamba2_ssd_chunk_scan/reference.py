@@ -17,11 +17,10 @@ import torch.nn.functional as F
 
 
 def step(state, decay, x_dt, b, c):
-    """One token for every (sequence, head): decay the state, add x_dt (outer) b, return the state
-    and its contraction with c. state [batch, heads, head_dim, d_state] fp32 (updated in place),
-    decay [batch, heads], x_dt [batch, heads, head_dim], b and c [batch, heads, d_state]."""
-    state.mul_(decay[:, :, None, None])
-    state.add_(x_dt[:, :, :, None] * b[:, :, None, :])
+    """One token for every (sequence, head): decay the state, add x_dt (outer) b, return the new
+    state and its contraction with c. state [batch, heads, head_dim, d_state] fp32, decay
+    [batch, heads], x_dt [batch, heads, head_dim], b and c [batch, heads, d_state]."""
+    state = state * decay[:, :, None, None] + x_dt[:, :, :, None] * b[:, :, None, :]
     return state, torch.matmul(state, c[:, :, :, None])[..., 0]
 
 
@@ -37,7 +36,7 @@ def run(x, dt, A, B, C, D, dt_bias, initial_states, step_fn=step):
     b_heads = B.float().repeat_interleave(per_group, dim=2)  # [batch, seq_len, heads, d_state]
     c_heads = C.float().repeat_interleave(per_group, dim=2)
 
-    state = initial_states.clone()
+    state = initial_states.float()
     y = torch.empty((batch, seq_len, heads, head_dim), dtype=torch.float32, device=x.device)
     for t in range(seq_len):
         state, y[:, t] = step_fn(state, decay[:, t], x_dt[:, t], b_heads[:, t], c_heads[:, t])
