@@ -5,7 +5,8 @@ Run with Debian's interpreter (PyTorch 1.13 CPU): /usr/bin/python3 THIS_FILE. Ex
 a check fails. The reference (a token loop vectorised over sequences and heads) is compared with
 two formulations written here in float64: the literal recurrence, one (sequence, head, token) at
 a time with scalar step sizes, and the quadratic dual form, every output as a decay-weighted sum
-over all earlier tokens plus the decayed initial state. The checks also show that the tolerance
+over all earlier tokens plus the decayed initial state; the chunked PyTorch anchor is held to
+the same. The checks also show that the tolerance
 separates the usual mistakes (a wrong group for a head, a dropped initial state, a decay applied
 once too often) from rounding, and recount the work model and the scratch bound of every
 registered workload.
@@ -35,6 +36,10 @@ def load(name):
 
 GET_INPUTS = load("get_inputs")
 REFERENCE = load("reference")
+_spec = importlib.util.spec_from_file_location("ssd_chunked_anchor",
+                                               TASK / "anchors" / "ssd_chunked_torch.py")
+CHUNKED_ANCHOR = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(CHUNKED_ANCHOR)
 CONFIG = json.loads((TASK / "config.json").read_text())
 GATE = CONFIG["tolerance"]["rel_norm_rtol"] * CONFIG["tolerance"]["grader_scale"]
 
@@ -45,6 +50,7 @@ SHAPES = [
     (1, 70, 8, 4, 1),
     (3, 5, 2, 2, 1),
     (1, 129, 6, 3, 1),
+    (1, 600, 4, 2, 1),  # three 256-token chunks for the chunked anchor, the last partial
 ]
 HEAD_DIM, D_STATE = 8, 16  # small state for the float64 loops; the workloads use 64 x 128
 
@@ -163,6 +169,11 @@ for shape in SHAPES:
     check(e_y < GATE / 3 and e_f < 1e-5, f"{shape}: bf16 reference vs float64: y {e_y:.2e}, final {e_f:.2e}")
     check(torch.equal(x, again[0]) and torch.equal(initial_states, again[7]),
           f"{shape}: the reference leaves its inputs unchanged")
+
+    # The chunked PyTorch anchor (256-token chunks: one partial chunk here) is the same function.
+    ya, fa = CHUNKED_ANCHOR.run(*as_fp32(args))
+    e_y, e_f = rel_err(ya, exact_y), rel_err(fa, exact_final)
+    check(e_y < 1e-5 and e_f < 1e-5, f"{shape}: chunked anchor vs float64: y {e_y:.2e}, final {e_f:.2e}")
 
     # The tolerance separates the usual mistakes from rounding.
     if groups > 1:
