@@ -6,10 +6,9 @@ a check fails. The reference (a token loop vectorised over sequences and heads) 
 two formulations written here in float64: the literal recurrence, one (sequence, head, token) at
 a time with scalar step sizes, and the quadratic dual form, every output as a decay-weighted sum
 over all earlier tokens plus the decayed initial state; the chunked PyTorch anchor is held to
-the same. The checks also show that the tolerance
-separates the usual mistakes (a wrong group for a head, a dropped initial state, a decay applied
-once too often) from rounding, and recount the work model and the scratch bound of every
-registered workload.
+the same. The checks also show that the tolerance separates the usual mistakes (a wrong group
+for a head, a dropped initial state, a decay applied once too often) from rounding, and recount
+the work model and the scratch bound of every registered workload.
 """
 
 import importlib.util
