@@ -209,6 +209,12 @@ std::string Evaluator::timing_method() const {
   return options_.timing_method ? *options_.timing_method : task_.evaluation.timing_method;
 }
 
+bool Evaluator::outputs_compared() const {
+  const auto& listed = task_.evaluation.timing_only_anchors;
+  return options_.kind != task::ImplKind::anchor ||
+         std::find(listed.begin(), listed.end(), options_.anchor) == listed.end();
+}
+
 std::string Evaluator::cache_policy() const {
   return options_.cache_policy ? *options_.cache_policy : task_.evaluation.cache_policy;
 }
@@ -219,6 +225,7 @@ record::EvaluationResult Evaluator::run() {
   result.task_id = task_.id;
   result.impl_kind = task::to_string(options_.kind);
   if (options_.kind == task::ImplKind::anchor) result.anchor = options_.anchor;
+  result.outputs_compared = outputs_compared();
   result.impl_path = implementation_.string();
   result.impl_hash = util::hash_file(implementation_);
   result.mode = options_.quick ? "quick" : "full";
@@ -476,7 +483,10 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   const int expected_trials = spec.correctness_trials + (timed ? 2 : 0);
   // A profile leaves out the distribution check's draws: thousands of calls under the tool.
   const bool profiled = options_.profile_calls > 0;
-  WorkloadJudge judge(task_, workload.label, expected_trials, timed, !profiled);
+  // A timing-only anchor computes another operator: no distribution draws, no comparison.
+  const bool timing_only = !outputs_compared();
+  WorkloadJudge judge(task_, workload.label, expected_trials, timed, !profiled && !timing_only);
+  if (timing_only) judge.leave_outputs_uncompared();
   const Limits limits{spec.call_timeout_seconds,
                       started + std::chrono::milliseconds(
                                     static_cast<long long>(spec.workload_timeout_seconds * 1000)),
@@ -500,7 +510,7 @@ record::WorkloadResult Evaluator::evaluate_workload(size_t index, const task::Wo
   message.peak_aux_bytes = workload.peak_aux_bytes;
   message.unread_allowed = task::parameters_not_for_inputs(task_);
   configure_distribution_check(task_, workload, message);
-  if (profiled) message.distribution_draws = 0;
+  if (profiled || timing_only) message.distribution_draws = 0;
 
   // A worker that did not end with Done or a Failure message: the workload's verdict says how.
   const auto judge_ending = [&](WorkerSession& session, bool reference, Ending ending,

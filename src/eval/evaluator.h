@@ -88,6 +88,8 @@ class Evaluator {
   // --timing when given, else the task's method (the same for every implementation).
   std::string timing_method() const;
   std::string cache_policy() const;
+  // False for an anchor the task lists in evaluation.timing_only_anchors.
+  bool outputs_compared() const;
   // What a candidate worker of this workload may see and do.
   sandbox::Policy candidate_policy(const std::filesystem::path& scratch) const;
 

@@ -49,6 +49,10 @@ void WorkloadJudge::add_candidate_trial(const protocol::Trial& message) {
     return;
   }
   check_inputs(message, reference->second, trial);
+  if (!compare_outputs_) {
+    trials_.push_back(std::move(trial));
+    return;
+  }
   const auto targets = targets_.find(trial.trial);
   compare_all(message.outputs, reference->second.outputs, false, trial,
               targets == targets_.end() ? nullptr : &targets->second);

@@ -42,6 +42,9 @@ class WorkloadJudge {
   // a mutable input must be the same after timing as before.
   void add_timing(const protocol::TimingResult& message);
   void set_workspace(uint64_t bytes) { workspace_bytes_ = static_cast<int64_t>(bytes); }
+  // A timing-only anchor (another operator): its trials still prove that it left the inputs
+  // alone, but its outputs are not compared with the reference's.
+  void leave_outputs_uncompared() { compare_outputs_ = false; }
   // A failure the worker reported, or one the orchestrator saw (crash, timeout).
   void fail(record::Verdict verdict, std::string reason_code, std::string message);
 
@@ -86,6 +89,7 @@ class WorkloadJudge {
   std::map<int, std::vector<ReferenceTensor>> targets_;  // per trial: probabilities, support
   bool draws_expected_;
   bool draws_checked_ = false;
+  bool compare_outputs_ = true;
   std::vector<record::TrialCheck> trials_;
   std::optional<record::Latency> latency_;
   std::optional<Failure> failure_;

@@ -162,6 +162,7 @@ void to_json(nlohmann::json& j, const EvaluationResult& v) {
   if (!v.findings.empty()) j["findings"] = v.findings;
   if (!v.sandbox.empty()) j["sandbox"] = v.sandbox;
   if (!v.anchor.empty()) j["anchor"] = v.anchor;
+  if (!v.outputs_compared) j["outputs_compared"] = false;
 }
 
 void from_json(const nlohmann::json& j, EvaluationResult& v) {
@@ -184,6 +185,7 @@ void from_json(const nlohmann::json& j, EvaluationResult& v) {
   v.findings = value_or<std::vector<Finding>>(j, "findings", {});
   v.sandbox = value_or<std::string>(j, "sandbox", "");
   v.anchor = value_or<std::string>(j, "anchor", "");
+  v.outputs_compared = value_or<bool>(j, "outputs_compared", true);
 }
 
 }  // namespace d2k::record

@@ -106,6 +106,9 @@ struct EvaluationResult {
   std::string task_id;
   std::string impl_kind;    // reference | baseline | expert | solution | anchor
   std::string anchor;       // the anchor's name (tasks/<task>/anchors/<name>.py); else empty
+  // False for a timing-only anchor (evaluation.timing_only_anchors): another operator, timed
+  // beside the expert, whose outputs are not compared with the reference's.
+  bool outputs_compared = true;
   std::string impl_path;
   std::string impl_hash;    // content hash of the implementation file
   // "full" (the scored protocol) or "quick" (`d2k eval --quick`: small shapes, nothing timed).

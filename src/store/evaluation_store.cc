@@ -86,7 +86,8 @@ int64_t EvaluationStore::save(record::EvaluationResult& result) {
   Statement evaluation = db_->prepare(
       "INSERT INTO evaluations (created_at, task_id, impl_kind, impl_path, impl_hash, device, "
       "protocol_version, base_seed, environment_id, passed, build_json, validity_json, mode, "
-      "anchor) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+      "anchor, outputs_compared) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
   std::optional<std::string> build;
   if (result.build) build = to_json_text(*result.build);
   // Static findings and the sandbox's protections (docs/protocol.md); NULL when neither exists.
@@ -98,7 +99,7 @@ int64_t EvaluationStore::save(record::EvaluationResult& result) {
   evaluation.bind(1, result.created_at, result.task_id, result.impl_kind, result.impl_path,
                   result.impl_hash, result.device, result.protocol_version,
                   std::to_string(result.base_seed), environment, result.passed(), build, validity,
-                  result.mode, result.anchor);
+                  result.mode, result.anchor, result.outputs_compared);
   evaluation.step();
   const int64_t id = db_->last_insert_rowid();
 
@@ -147,7 +148,7 @@ std::optional<record::EvaluationResult> EvaluationStore::load(int64_t id) const 
       "SELECT e.created_at, e.task_id, e.impl_kind, e.impl_path, e.impl_hash, e.device, "
       "e.protocol_version, e.base_seed, env.device_name, env.driver, env.cuda, env.torch, "
       "env.triton, env.python, env.host, env.d2k_version, e.build_json, e.validity_json, e.mode, "
-      "e.anchor "
+      "e.anchor, e.outputs_compared "
       "FROM evaluations e JOIN environments env ON env.id = e.environment_id WHERE e.id = ?1");
   evaluation.bind_int(1, id);
   if (!evaluation.step()) return std::nullopt;
@@ -181,6 +182,7 @@ std::optional<record::EvaluationResult> EvaluationStore::load(int64_t id) const 
   }
   result.mode = evaluation.column_text(18);
   result.anchor = evaluation.column_text(19);
+  result.outputs_compared = evaluation.column_int(20) != 0;
 
   Statement workloads = db_->prepare("SELECT " + std::string(kWorkloadColumns) +
                                     " FROM workload_results w WHERE w.evaluation_id = ?1 "

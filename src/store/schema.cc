@@ -12,7 +12,7 @@ namespace {
 
 // kMigrations[i] takes a store from schema version i to i + 1, inside one transaction. Append new
 // steps (new tables, new columns); never edit a step that has shipped.
-constexpr std::array<const char*, 8> kMigrations{
+constexpr std::array<const char*, 9> kMigrations{
     R"sql(
 CREATE TABLE meta (
   key TEXT PRIMARY KEY,
@@ -179,6 +179,10 @@ ALTER TABLE evaluations ADD COLUMN mode TEXT NOT NULL DEFAULT 'full';
     R"sql(
 -- Anchors (docs/results.md): the library path an evaluation of kind 'anchor' timed, by name.
 ALTER TABLE evaluations ADD COLUMN anchor TEXT NOT NULL DEFAULT '';
+)sql",
+    R"sql(
+-- Timing-only anchors (docs/task-format.md): 0 when the outputs were not compared.
+ALTER TABLE evaluations ADD COLUMN outputs_compared INTEGER NOT NULL DEFAULT 1;
 )sql",
 };
 constexpr int kSchemaVersion = static_cast<int>(kMigrations.size());

@@ -481,7 +481,7 @@ TEST_F(StoreTest, SchemaFromTheFutureIsRefused) {
     Store::open(store_path());
     FAIL() << "opened a store with a newer schema";
   } catch (const StoreError& error) {
-    EXPECT_NE(std::string(error.what()).find("schema version 9, newer than this d2k knows (8)"),
+    EXPECT_NE(std::string(error.what()).find("schema version 10, newer than this d2k knows (9)"),
               std::string::npos)
         << error.what();
   }

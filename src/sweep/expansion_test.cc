@@ -75,7 +75,7 @@ TEST_F(ExpansionTest, SelectsByCategoryAndNotesWhatATaskLacks) {
   plan_.runs = {run_of(RunKind::expert), run_of(RunKind::anchor)};
   const Expansion expansion = expand(plan_, tasks_, Ledger());
   // The fixture has anchors (one cell each) but no expert.
-  EXPECT_EQ(expansion.cells.size(), 3u);
+  EXPECT_EQ(expansion.cells.size(), 4u);
   for (const Cell& cell : expansion.cells) EXPECT_EQ(cell.arguments[3].rfind("anchor:", 0), 0u);
   EXPECT_EQ(expansion.notes, (std::vector<std::string>{"cpu_scale_add has no expert"}));
 }

@@ -136,6 +136,10 @@ struct EvaluationSpec {
   // A formula of the workload parameters bounding a call's auxiliary device memory (bytes); the
   // runtime audit enforces it. Evaluated per workload into Workload::peak_aux_bytes.
   std::optional<std::string> peak_aux_bytes;
+  // Anchors that compute a related operator rather than the task's own (dense attention beside a
+  // sparse task): timed like the others, their outputs not compared. The expert must still beat
+  // them, and the results mark them.
+  std::vector<std::string> timing_only_anchors;
 
   bool accepts(Language language) const;
   // The distribution check of `output`, or nullptr when it is compared by value.

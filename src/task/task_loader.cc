@@ -35,7 +35,7 @@ constexpr std::array<const char*, 6> kRequiredFiles{"task_description.md",
                                                     "solution.py"};
 
 // d2k owns the "evaluation" object, so a misspelt key is an error rather than a silent default.
-constexpr std::array<std::string_view, 15> kEvaluationKeys{"device",
+constexpr std::array<std::string_view, 16> kEvaluationKeys{"device",
                                                            "timing",
                                                            "cache",
                                                            "stopping",
@@ -49,7 +49,8 @@ constexpr std::array<std::string_view, 15> kEvaluationKeys{"device",
                                                            "languages",
                                                            "native",
                                                            "peak_aux_bytes",
-                                                           "output_checks"};
+                                                           "output_checks",
+                                                           "timing_only_anchors"};
 constexpr std::array<std::string_view, 4> kDistributionCheckKeys{"kind", "seed_argument", "draws",
                                                                  "significance"};
 // The fit test needs some draws to have power, and each draw is a call: keep evaluations bounded.
@@ -425,7 +426,21 @@ EvaluationSpec read_evaluation(const ConfigReader& reader, const Node& config) {
   if (const Node bound = node.child("peak_aux_bytes"); bound.value != nullptr) {
     spec.peak_aux_bytes = reader.string(bound);
   }
+  if (const Node anchors = node.child("timing_only_anchors"); anchors.value != nullptr) {
+    spec.timing_only_anchors = reader.names(anchors, true);
+  }
   return spec;
+}
+
+void check_timing_only_anchors(const ConfigReader& reader, const Node& config, const Task& task) {
+  const std::vector<std::string> known = task.anchor_names();
+  const Node list = config.child("evaluation").child("timing_only_anchors");
+  for (size_t i = 0; i < task.evaluation.timing_only_anchors.size(); ++i) {
+    const std::string& name = task.evaluation.timing_only_anchors[i];
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      reader.fail(list.element(i).path, fmt::format("no anchor \"{}\" (anchors/{}.py)", name, name));
+    }
+  }
 }
 
 // Evaluates evaluation.peak_aux_bytes for every workload, so a bad formula fails the load.
@@ -601,6 +616,7 @@ void read_config(Task& task, const fs::path& file) {
   check_arguments_covered(reader, task.input_rules, task.evaluation);
   task.evaluation.distribution_checks = read_output_checks(reader, root);
   check_distribution_checks(reader, root, task);
+  check_timing_only_anchors(reader, root, task);
 }
 
 [[noreturn]] void yaml_fail(const fs::path& file, const YAML::Mark& mark,

@@ -190,6 +190,16 @@ TEST_F(TaskLoaderTest, AnEmptyFlagListReplacesTheDefaults) {
   EXPECT_EQ(task.evaluation.native.cxx_flags, std::vector<std::string>{});
 }
 
+TEST_F(TaskLoaderTest, ATimingOnlyAnchorMustBeOneOfTheTasksAnchors) {
+  const std::string config = replaced(kConfig, R"("outputs": ["y"])",
+                                      R"("outputs": ["y"], "timing_only_anchors": ["dense"])");
+  const fs::path dir = write_task("t", config);
+  const TaskError error = load_error(dir);
+  EXPECT_EQ(error.message(), "evaluation.timing_only_anchors[0]: no anchor \"dense\" (anchors/dense.py)");
+  write(dir / "anchors" / "dense.py", "def run(x, state, scale):\n    return x\n");
+  EXPECT_EQ(load_task(dir).evaluation.timing_only_anchors, std::vector<std::string>{"dense"});
+}
+
 TEST_F(TaskLoaderTest, RejectsUnknownLanguage) {
   const TaskError error = config_error(
       replaced(kConfig, R"("outputs": ["y"])", R"("outputs": ["y"], "languages": ["fortran"])"));

@@ -50,6 +50,23 @@ TEST(AnchorEvalTest, AnAnchorsFirstCallMayCompileForLongerThanTheCallLimit) {
   EXPECT_TRUE(parse_evaluation(result).at("passed").get<bool>());
 }
 
+// An anchor the task lists as timing-only computes another operator: it is timed, its outputs
+// are not compared, and the record says so. The same file as an ordinary anchor is incorrect.
+TEST(AnchorEvalTest, ATimingOnlyAnchorIsTimedWithoutComparison) {
+  D2kRun run;
+  const RunResult result = run.d2k({"eval", task_dir("cpu_scale_add").string(), "--anchor",
+                                    "another_operator", "--workload", "small", "--json"});
+  ASSERT_TRUE(result.exited);
+  ASSERT_EQ(result.status, 0) << result.err;
+  const nlohmann::json evaluation = parse_evaluation(result);
+  EXPECT_TRUE(evaluation.at("passed").get<bool>());
+  EXPECT_FALSE(evaluation.at("outputs_compared").get<bool>());
+  EXPECT_TRUE(evaluation.at("workloads").at(0).contains("latency"));
+  const auto stored = store::Store::open_read_only(run.store()).evaluations().list();
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_FALSE(store::Store::open_read_only(run.store()).evaluations().load(stored[0].id)->outputs_compared);
+}
+
 TEST(AnchorEvalTest, AnUnknownAnchorIsAUsageErrorNamingTheKnownOnes) {
   D2kRun run;
   const RunResult result =
