@@ -108,14 +108,6 @@ def _sum_splits_kernel(part_ptr, y_ptr, total, splits, BLOCK: tl.constexpr):
 
 
 _SUM_BLOCK = 1024
-_sm_counts = {}
-
-
-def _sm_count(device):
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    if index not in _sm_counts:
-        _sm_counts[index] = torch.cuda.get_device_properties(index).multi_processor_count
-    return _sm_counts[index]
 
 
 def _plan(M, N, K, group, sms):
@@ -169,7 +161,7 @@ def run(x, qweight, scales, qzeros):
     assert qzeros.is_contiguous()
 
     block_n, block_m, block_k, warps, stages, splits, steps = _plan(
-        M, N, K, group, _sm_count(x.device))
+        M, N, K, group, torch.cuda.get_device_properties(x.device).multi_processor_count)
     y = torch.empty((M, N), dtype=torch.bfloat16, device=x.device)
     part = torch.empty((splits, M, N), dtype=torch.float32, device=x.device) if splits > 1 else y
     grid = (triton.cdiv(M, block_m) * triton.cdiv(N, block_n), splits)
