@@ -46,7 +46,7 @@ def _w4a16_kernel(
     M, N, K, steps_per_split,
     GROUP: tl.constexpr,
     BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr,
-    WRITE_PARTIAL: tl.constexpr,
+    WRITE_PARTIAL: tl.constexpr, UNPACK_RESHAPE: tl.constexpr,
 ):
     pid = tl.program_id(0)
     pid_k = tl.program_id(1)
@@ -70,19 +70,30 @@ def _w4a16_kernel(
     acc = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
     for step in range(step_begin, step_end):
         k0 = step * BLOCK_K
-        # Packed codes, [BLOCK_N, BLOCK_K / 8]: element (n, p) is qweight[k0 / 8 + p, n].
-        qw_ptrs = qw_ptr + (k0 // 8 + offs_p)[None, :] * N + offs_n[:, None]
-        packed = tl.load(qw_ptrs, mask=n_ok[:, None], other=0, eviction_policy="evict_first")
+        if UNPACK_RESHAPE:
+            # Packed codes, [BLOCK_N, BLOCK_K / 8]: element (n, p) is qweight[k0 / 8 + p, n].
+            qw_ptrs = qw_ptr + (k0 // 8 + offs_p)[None, :] * N + offs_n[:, None]
+            packed = tl.load(qw_ptrs, mask=n_ok[:, None], other=0, eviction_policy="evict_first")
+        else:
+            # Fallback without the 3-D reshape: element (n, kk) loads word (k0 + kk) // 8 (each
+            # word eight times, from L1) and shifts it by 4 (kk % 8).
+            qw_ptrs = qw_ptr + ((k0 + offs_kk) // 8)[None, :] * N + offs_n[:, None]
+            words = tl.load(qw_ptrs, mask=n_ok[:, None], other=0, eviction_policy="evict_first")
         # Group parameters of this step (BLOCK_K divides GROUP: one group per step).
         g = k0 // GROUP
         scale = tl.load(s_ptr + g * N + offs_n, mask=n_ok, other=0.0).to(tl.float32)
         zword = tl.load(qz_ptr + g * (N // 8) + offs_n // 8, mask=n_ok, other=0)
         zero_f = (((zword >> zero_shift) & 0xF) | _MAGIC_F32).to(tl.float32, bitcast=True)
-        # Unpack: [BLOCK_N, BLOCK_K / 8, 8] -> [BLOCK_N, BLOCK_K], row index 8 p + i.
-        codes = (packed[:, :, None] >> nibble_shift[None, None, :]) & 0xF
-        vals = (codes | _MAGIC_F32).to(tl.float32, bitcast=True)         # 2^23 + code, exact
-        w = (vals - zero_f[:, None, None]) * scale[:, None, None]         # (code - zero) * s
-        w = tl.reshape(w.to(tl.bfloat16), (BLOCK_N, BLOCK_K))
+        if UNPACK_RESHAPE:
+            # Unpack: [BLOCK_N, BLOCK_K / 8, 8] -> [BLOCK_N, BLOCK_K], row index 8 p + i.
+            codes = (packed[:, :, None] >> nibble_shift[None, None, :]) & 0xF
+            vals = (codes | _MAGIC_F32).to(tl.float32, bitcast=True)     # 2^23 + code, exact
+            w = (vals - zero_f[:, None, None]) * scale[:, None, None]     # (code - zero) * s
+            w = tl.reshape(w.to(tl.bfloat16), (BLOCK_N, BLOCK_K))
+        else:
+            codes = (words >> ((offs_kk % 8) * 4)[None, :]) & 0xF
+            vals = (codes | _MAGIC_F32).to(tl.float32, bitcast=True)
+            w = ((vals - zero_f[:, None]) * scale[:, None]).to(tl.bfloat16)
         # Activations [BLOCK_M, BLOCK_K], used transposed as the right operand.
         x_ptrs = x_ptr + offs_m[:, None] * K + (k0 + offs_kk)[None, :]
         xa = tl.load(x_ptrs, mask=m_ok[:, None], other=0.0, eviction_policy="evict_last")
@@ -108,6 +119,10 @@ def _sum_splits_kernel(part_ptr, y_ptr, total, splits, BLOCK: tl.constexpr):
 
 
 _SUM_BLOCK = 1024
+# The weight tile is unpacked from one load per word through a 3-D broadcast and a reshape. If a
+# Triton build rejects or mis-lowers that reshape, False selects the fallback that loads every
+# word once per code it holds (same results, more load instructions).
+_UNPACK_RESHAPE = True
 
 
 def _plan(M, N, K, group, sms):
@@ -169,7 +184,7 @@ def run(x, qweight, scales, qzeros):
         x, qweight, scales, qzeros, y, part,
         M, N, K, steps,
         GROUP=group, BLOCK_N=block_n, BLOCK_M=block_m, BLOCK_K=block_k,
-        WRITE_PARTIAL=splits > 1,
+        WRITE_PARTIAL=splits > 1, UNPACK_RESHAPE=_UNPACK_RESHAPE,
         num_warps=warps, num_stages=stages,
     )
     if splits > 1:
