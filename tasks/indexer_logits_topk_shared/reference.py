@@ -30,40 +30,58 @@ def e4m3_table(device):
     return torch.where((code & 0x7F) == 0x7F, torch.full_like(values, float("nan")), values)
 
 
-def run(q, k_cache, k_scale, weights, block_table, query_req, ks, ke, topk):
-    tokens, heads, head_dim = q.shape
-    num_pages, page_size, _ = k_cache.shape
-    max_pages = block_table.shape[1]
-    width = max_pages * page_size
-    device = q.device
-    table = e4m3_table(device)
-
-    per_query = width * (head_dim * (4 + 8 + 1) + heads * 4 * 3 + 32)
-    chunk = max(1, _CHUNK_BYTES // per_query)
-    positions = torch.arange(width, device=device)
+def select_rows(q_rows, w_rows, pages, ks_rows, ke_rows, k_cache, k_scale, table, topk):
+    """Scores and top-k of a chunk of queries whose requests' block-table rows are `pages`."""
+    n, heads, head_dim = q_rows.shape
+    page_size = k_cache.shape[1]
+    width = pages.shape[1] * page_size
     keep = min(topk, width)
+    positions = torch.arange(width, device=q_rows.device)
 
-    out = torch.empty((tokens, topk), dtype=torch.int32, device=device)
+    codes = k_cache[pages].reshape(n, width, head_dim)                       # gathered copy
+    keys = table[codes.long()] * k_scale[pages].reshape(n, width, 1)          # float32
+    queries = table[q_rows.long()]                                            # [n, heads, 128]
+
+    dots = torch.einsum("nhd,nwd->nhw", queries, keys)                        # [n, heads, width]
+    scores = (torch.relu(dots) * w_rows[:, :, None]).sum(dim=1)              # [n, width]
+    inside = (positions[None, :] >= ks_rows[:, None].long()) & \
+             (positions[None, :] < ke_rows[:, None].long())
+    scores = scores.masked_fill(~inside, float("-inf"))
+
+    order = torch.sort(scores, dim=1, descending=True, stable=True)
+    best = order.indices[:, :keep]
+    valid = order.values[:, :keep] > float("-inf")
+    chosen = torch.where(valid, best, torch.full_like(best, width))
+    chosen = torch.sort(chosen, dim=1).values                                 # ascending, pads last
+    chosen = torch.where(chosen < width, chosen, torch.full_like(chosen, -1))
+    if keep < topk:
+        pad = torch.full((n, topk - keep), -1, dtype=chosen.dtype, device=chosen.device)
+        chosen = torch.cat([chosen, pad], dim=1)
+    return chosen.to(torch.int32)
+
+
+def chunk_size(width, heads, head_dim):
+    """Queries per chunk: the gathered codes, their int64 indices, the float32 keys and the
+    [n, heads, width] score tensors of one chunk stay below _CHUNK_BYTES."""
+    per_query = width * (head_dim * (4 + 8 + 1) + heads * 4 * 3 + 32)
+    return max(1, _CHUNK_BYTES // per_query)
+
+
+def run_chunks(select, q, k_cache, k_scale, weights, block_table, query_req, ks, ke, topk):
+    """The reference's loop over chunks of queries, with `select` scoring and selecting one."""
+    tokens, heads, head_dim = q.shape
+    width = block_table.shape[1] * k_cache.shape[1]
+    table = e4m3_table(q.device)
+    chunk = chunk_size(width, heads, head_dim)
+    out = torch.empty((tokens, topk), dtype=torch.int32, device=q.device)
     for first in range(0, tokens, chunk):
         rows = slice(first, min(first + chunk, tokens))
-        pages = block_table[query_req[rows].long()].long()                  # [n, max_pages]
-        codes = k_cache[pages].reshape(-1, width, head_dim)                   # [n, width, 128]
-        keys = table[codes.long()] * k_scale[pages].reshape(-1, width, 1)     # float32
-        queries = table[q[rows].long()]                                       # [n, heads, 128]
-
-        dots = torch.einsum("nhd,nwd->nhw", queries, keys)
-        scores = (torch.relu(dots) * weights[rows, :, None]).sum(dim=1)       # [n, width]
-        inside = (positions[None, :] >= ks[rows, None].long()) & \
-                 (positions[None, :] < ke[rows, None].long())
-        scores = scores.masked_fill(~inside, float("-inf"))
-
-        order = torch.sort(scores, dim=1, descending=True, stable=True)
-        best = order.indices[:, :keep]
-        valid = order.values[:, :keep] > float("-inf")
-        chosen = torch.where(valid, best, torch.full_like(best, width))
-        chosen = torch.sort(chosen, dim=1).values                             # ascending, pads last
-        chosen = torch.where(chosen < width, chosen, torch.full_like(chosen, -1))
-        out[rows, :keep] = chosen.to(torch.int32)
-    if keep < topk:
-        out[:, keep:] = -1
+        pages = block_table[query_req[rows].long()].long()                   # [n, max_pages]
+        out[rows] = select(q[rows], weights[rows], pages, ks[rows], ke[rows], k_cache, k_scale,
+                           table, topk)
     return out
+
+
+def run(q, k_cache, k_scale, weights, block_table, query_req, ks, ke, topk):
+    return run_chunks(select_rows, q, k_cache, k_scale, weights, block_table, query_req, ks, ke,
+                      topk)
