@@ -30,6 +30,8 @@ WEIGHT_STD = 12.0
 WEIGHT_SHIFT = 8
 SCALE_EXPONENTS = (-8, -7, -6)   # key scales 2^e
 HEAD_DIM = 128
+# Pages of the key cache drawn per step (bounds the temporaries at the largest workloads).
+_GEN_PAGES = 1 << 13
 
 
 def seq_lens(batch, ctx_min, ctx_max):
@@ -48,18 +50,20 @@ def seq_lens(batch, ctx_min, ctx_max):
 
 def e4m3_code_of_int(values):
     """e4m3fn codes (uint8) of integer-valued tensors with |v| <= 15."""
-    v = values.to(torch.int64)
-    a = v.abs()
-    if a.numel() and int(a.max()) > 15:
-        raise ValueError("only integers up to 15 are encoded here")
-    # |v| = (1 + m / 8) * 2^e for 1 <= |v| <= 15: exponent field e + 7, mantissa m.
-    table = torch.zeros(16, dtype=torch.int64)
-    for n in range(1, 16):
+    # |v| = (1 + m / 8) * 2^e for 1 <= |v| <= 15: exponent field e + 7, mantissa m; bit 7 the sign.
+    codes = []
+    for v in range(-15, 16):
+        n = abs(v)
+        if n == 0:
+            codes.append(0)
+            continue
         e = n.bit_length() - 1
-        m = (n * 8) // (1 << e) - 8
-        table[n] = (e + 7) * 8 + m
-    code = table.to(v.device)[a] + (v < 0).to(torch.int64) * 128
-    return code.to(torch.uint8)
+        codes.append((128 if v < 0 else 0) + (e + 7) * 8 + (n * 8) // (1 << e) - 8)
+    table = torch.tensor(codes, dtype=torch.uint8, device=values.device)
+    index = values.to(torch.int64) + 15
+    if index.numel() and (int(index.min()) < 0 or int(index.max()) > 30):
+        raise ValueError("only integers in [-15, 15] are encoded here")
+    return table[index]
 
 
 def _rounded_normal(shape, std, limit, gen, device):
@@ -94,27 +98,33 @@ def get_inputs(config):
     max_pages = (ctx_max + page_size - 1) // page_size
     num_pages = batch * max_pages
 
-    if distribution == "realistic":
-        q_vals = _rounded_normal((tokens, heads, head_dim), VALUE_STD, INT_MAX, gen, device)
-        k_vals = _rounded_normal((num_pages, page_size, head_dim), VALUE_STD, INT_MAX, gen, device)
-        w_int = _rounded_normal((tokens, heads), WEIGHT_STD, WEIGHT_MAX, gen, device)
-        exps = torch.tensor(SCALE_EXPONENTS, dtype=torch.float32, device=device)
-        pick = torch.randint(0, len(SCALE_EXPONENTS), (num_pages, page_size), generator=gen,
-                             device=device)
-        k_scale = torch.pow(2.0, exps[pick])
-    elif distribution == "ties":
-        q_vals = torch.randint(-1, 2, (tokens, heads, head_dim), generator=gen, device=device)
-        k_vals = torch.randint(-1, 2, (num_pages, page_size, head_dim), generator=gen,
-                               device=device)
-        w_int = torch.full((tokens, heads), 16.0, device=device)
-        k_scale = torch.full((num_pages, page_size), 2.0 ** -7, device=device)
-    else:
+    if distribution not in ("realistic", "ties"):
         raise ValueError(f"unknown distribution {distribution!r}")
-
+    ties = distribution == "ties"
+    if ties:
+        q_vals = torch.randint(-1, 2, (tokens, heads, head_dim), generator=gen, device=device)
+        w_int = torch.full((tokens, heads), 16.0, device=device)
+    else:
+        q_vals = _rounded_normal((tokens, heads, head_dim), VALUE_STD, INT_MAX, gen, device)
+        w_int = _rounded_normal((tokens, heads), WEIGHT_STD, WEIGHT_MAX, gen, device)
     q = e4m3_code_of_int(q_vals).contiguous()
-    k_cache = e4m3_code_of_int(k_vals).contiguous()
     weights = (w_int.to(torch.float32) * 2.0 ** -WEIGHT_SHIFT).contiguous()
-    k_scale = k_scale.to(torch.float32).contiguous()
+
+    k_cache = torch.empty((num_pages, page_size, head_dim), dtype=torch.uint8, device=device)
+    k_scale = torch.empty((num_pages, page_size), dtype=torch.float32, device=device)
+    exps = torch.tensor(SCALE_EXPONENTS, dtype=torch.float32, device=device)
+    for first in range(0, num_pages, _GEN_PAGES):
+        last = min(first + _GEN_PAGES, num_pages)
+        shape = (last - first, page_size, head_dim)
+        if ties:
+            k_vals = torch.randint(-1, 2, shape, generator=gen, device=device)
+            k_scale[first:last] = 2.0 ** -7
+        else:
+            k_vals = _rounded_normal(shape, VALUE_STD, INT_MAX, gen, device)
+            pick = torch.randint(0, len(SCALE_EXPONENTS), (last - first, page_size), generator=gen,
+                                 device=device)
+            k_scale[first:last] = torch.pow(2.0, exps[pick])
+        k_cache[first:last] = e4m3_code_of_int(k_vals)
 
     block_table = torch.randperm(num_pages, generator=gen, device=device)
     block_table = block_table.to(torch.int32).view(batch, max_pages).contiguous()
