@@ -9,8 +9,8 @@ exact top-k by radix select on the float bits, two Triton kernels per call.
    vectors of the query as the rows (padded to at least 16) and fp32 accumulation. ReLU, the
    per-head weights, the sum over the heads and the key scales are applied to S in registers, so
    only the [T, width] float32 scores are written: never a per-head score. QB > 1 when queries
-   share their request's keys (prefill), so one key tile load serves QB queries; queries of a
-   different request in the same block load their own tile.
+   share their request's keys (prefill), so one key tile load serves QB queries; a query of a
+   different request in the same block loads its own tile (masked loads, no branch).
 2. `_topk_kernel`, grid (T,). A program owns one query's row of scores over [ks, ke). The scores
    are mapped to unsigned keys whose integer order is the float order (the sign bit flipped for
    positives, all bits flipped for negatives, -0 taken as +0). Four passes of 8-bit digits from the
@@ -87,12 +87,18 @@ def _score_kernel(
             ket = tl.load(ke_ptr + tc)
             kt = k0
             st = s0
-            if req != req0:
-                page = tl.load(bt_ptr + req * max_pages + pos // page_size, mask=in_width, other=0)
+            if QB > 1:
+                # A query of another request (a block across a request boundary) reads its own
+                # tile; for the others these loads are fully masked and move no data.
+                other_req = in_width & (req != req0)
+                page = tl.load(bt_ptr + req * max_pages + pos // page_size, mask=other_req,
+                               other=0)
                 row = page.to(tl.int64) * page_size + pos % page_size
-                kt = tl.load(k_ptr + row[:, None] * D + dims[None, :], mask=in_width[:, None],
-                             other=0)
-                st = tl.load(kscale_ptr + row, mask=in_width, other=0.0)
+                k_own = tl.load(k_ptr + row[:, None] * D + dims[None, :],
+                                mask=other_req[:, None], other=0)
+                s_own = tl.load(kscale_ptr + row, mask=other_req, other=0.0)
+                kt = tl.where(req == req0, k0, k_own)
+                st = tl.where(req == req0, s0, s_own)
             q = tl.load(q_ptr + (tc.to(tl.int64) * H + heads[:, None]) * D + dims[None, :],
                         mask=head_ok[:, None], other=0)
             w = tl.load(w_ptr + tc.to(tl.int64) * H + heads, mask=head_ok, other=0.0)
