@@ -6,7 +6,7 @@ exact top-k by radix select on the float bits, two Triton kernels per call.
    ranges (tiles outside every range are never loaded or computed), finds each key's page through
    the block table, loads BLOCK_N FP8 keys once and, for every query of the block, computes all
    heads at once as one FP8 tensor-core product: the (head, key) tile S = Q_t K^T with the H query
-   vectors of the query as the rows (padded to at least 16) and fp32 accumulation. ReLU, the
+   vectors of the query as the rows (padded to 64) and fp32 accumulation. ReLU, the
    per-head weights, the sum over the heads and the key scales are applied to S in registers, so
    only the [T, width] float32 scores are written: never a per-head score. QB > 1 when queries
    share their request's keys (prefill), so one key tile load serves QB queries; a query of a
@@ -193,7 +193,9 @@ def run(q, k_cache, k_scale, weights, block_table, query_req, ks, ke, topk):
         return out
     scores = torch.empty((tokens, width), dtype=torch.float32, device=q.device)
 
-    hp = max(16, triton.next_power_of_2(heads))
+    # Head rows padded to 64, the row count of one warpgroup's FP8 tensor-core product (the padded
+    # rows hold zero codes and zero weights; at 32 heads the key stream, not the product, limits).
+    hp = max(64, triton.next_power_of_2(heads))
     # Several queries per request (a prefill chunk): let one key tile serve QB of them.
     qb = QB_SHARED if tokens > batch else 1
     grid = (triton.cdiv(tokens, qb), triton.cdiv(width, CHUNK))
