@@ -24,10 +24,13 @@ import triton.language as tl
 
 
 @triton.jit
-def _group_tokens_kernel(ids_ptr, sorted_ptr, counts_ptr, starts_ptr, T,
-                         NUM_GROUPS: tl.constexpr, G_BLOCK: tl.constexpr, CHUNK: tl.constexpr):
+def _group_tokens_kernel(ids_ptr, sorted_ptr, counts_ptr, starts_ptr, block_group_ptr,
+                         block_row0_ptr, T, MAX_BLOCKS,
+                         NUM_GROUPS: tl.constexpr, G_BLOCK: tl.constexpr, CHUNK: tl.constexpr,
+                         BLOCK_M: tl.constexpr, B_CHUNK: tl.constexpr):
     """Counting sort of the T tokens into NUM_GROUPS = L + 1 groups (group L: no adapter), stable
-    within a group. Two passes over the ids: counts, then positions."""
+    within a group, and the list of token blocks: block b covers positions
+    starts[g] + row0 .. + BLOCK_M - 1 of group g = block_group[b] (NUM_GROUPS or more: unused)."""
     groups = tl.arange(0, G_BLOCK)
     counts = tl.zeros([G_BLOCK], dtype=tl.int32)
     for c0 in range(0, T, CHUNK):
@@ -54,23 +57,38 @@ def _group_tokens_kernel(ids_ptr, sorted_ptr, counts_ptr, starts_ptr, T,
         tl.store(sorted_ptr + pos, t, mask=valid)
         filled += tl.sum(onehot, axis=0)
 
+    # Token blocks: group g owns blocks block_start[g] .. block_end[g] - 1. Padding groups
+    # (>= NUM_GROUPS) have no tokens, so block b of a used group g has exactly g groups ending
+    # at or before b; past the last block the count reaches NUM_GROUPS or more.
+    n_blocks = (counts + BLOCK_M - 1) // BLOCK_M
+    block_end = tl.cumsum(n_blocks, axis=0)
+    block_start = block_end - n_blocks
+    for b0 in range(0, MAX_BLOCKS, B_CHUNK):
+        b = b0 + tl.arange(0, B_CHUNK)
+        b_ok = b < MAX_BLOCKS
+        owner = tl.sum((block_end[None, :] <= b[:, None]).to(tl.int32), axis=1)
+        first = tl.sum(tl.where(groups[None, :] == owner[:, None], block_start[None, :], 0), axis=1)
+        tl.store(block_group_ptr + b, owner, mask=b_ok)
+        tl.store(block_row0_ptr + b, (b - first) * BLOCK_M, mask=b_ok)
+
 
 @triton.jit
-def _shrink_kernel(x_ptr, a_ptr, sorted_ptr, counts_ptr, starts_ptr, part_ptr,
-                   T, H, SR, M_TILES,
+def _shrink_kernel(x_ptr, a_ptr, sorted_ptr, counts_ptr, starts_ptr, block_group_ptr,
+                   block_row0_ptr, part_ptr,
+                   T, H, SR, NUM_LORAS,
                    stride_x, stride_al, stride_ar,
                    K_PER_SPLIT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_R: tl.constexpr,
                    BLOCK_K: tl.constexpr):
     """part[split, p, :] = x[sorted[p]] . lora_a[adapter, :, K range of split], fp32, for the
-    token block (adapter, m_tile) of this program."""
-    pid = tl.program_id(0)
+    positions p of token block `program_id(0)` (blocks of the no-adapter group and unused
+    blocks return at once)."""
+    blk = tl.program_id(0)
     split = tl.program_id(1)
-    adapter = pid // M_TILES
-    m_tile = pid % M_TILES
-    count = tl.load(counts_ptr + adapter)
-    row0 = m_tile * BLOCK_M
-    if row0 >= count:
+    adapter = tl.load(block_group_ptr + blk)
+    if adapter >= NUM_LORAS:
         return
+    row0 = tl.load(block_row0_ptr + blk)
+    count = tl.load(counts_ptr + adapter)
     start = tl.load(starts_ptr + adapter)
     rows = row0 + tl.arange(0, BLOCK_M)
     row_ok = rows < count
@@ -95,30 +113,22 @@ def _shrink_kernel(x_ptr, a_ptr, sorted_ptr, counts_ptr, starts_ptr, part_ptr,
 
 @triton.jit
 def _expand_kernel(base_ptr, b_ptr, part_ptr, out_ptr, sorted_ptr, counts_ptr, starts_ptr,
-                   offs_ptr, scale,
-                   T, N, SR, r, M_TILES, N_STRIPES, NUM_LORAS,
+                   block_group_ptr, block_row0_ptr, offs_ptr, scale,
+                   T, N, SR, r, NUM_LORAS,
                    stride_bl, stride_bn,
-                   SPLIT_K: tl.constexpr, STRIPE: tl.constexpr, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr, BLOCK_R: tl.constexpr):
+                   S: tl.constexpr, SPLIT_K: tl.constexpr, STRIPE: tl.constexpr,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_R: tl.constexpr):
     """out[t, c] = base[t, c] + bf16(scale * sum_split part) . lora_b[adapter, c, :] for the
-    tokens of block (group, m_tile) and the columns of stripe `stripe` of slice `s`."""
-    pid0 = tl.program_id(0)
-    pid1 = tl.program_id(1)
-    group = pid0 // M_TILES
-    m_tile = pid0 % M_TILES
-    s = pid1 // N_STRIPES
-    stripe = pid1 % N_STRIPES
+    tokens of block `program_id(0)` and the columns of stripe `program_id(1)`; a stripe that
+    crosses a slice boundary handles each slice's part with that slice's u."""
+    blk = tl.program_id(0)
+    group = tl.load(block_group_ptr + blk)
+    if group > NUM_LORAS:
+        return
+    c_begin = tl.program_id(1) * STRIPE
+    c_end = tl.minimum(c_begin + STRIPE, N)
+    row0 = tl.load(block_row0_ptr + blk)
     count = tl.load(counts_ptr + group)
-    row0 = m_tile * BLOCK_M
-    if row0 >= count:
-        return
-    col_lo = tl.load(offs_ptr + s)
-    col_hi = tl.load(offs_ptr + s + 1)
-    c_begin = col_lo + stripe * STRIPE
-    if c_begin >= col_hi:
-        return
-    c_end = tl.minimum(c_begin + STRIPE, col_hi)
-
     start = tl.load(starts_ptr + group)
     rows = row0 + tl.arange(0, BLOCK_M)
     row_ok = rows < count
@@ -127,26 +137,31 @@ def _expand_kernel(base_ptr, b_ptr, part_ptr, out_ptr, sorted_ptr, counts_ptr, s
     cn = tl.arange(0, BLOCK_N)
 
     if group < NUM_LORAS:
-        # Second stage of the split-K reduction: this slice's r columns of every split's partial.
         jr = tl.arange(0, BLOCK_R)
         j_ok = jr < r
-        src = part_ptr + (start + rows)[:, None] * SR + s * r + jr[None, :]
         u_mask = row_ok[:, None] & j_ok[None, :]
-        u = tl.zeros([BLOCK_M, BLOCK_R], dtype=tl.float32)
-        for k in tl.static_range(SPLIT_K):
-            u += tl.load(src + k * T * SR, mask=u_mask, other=0.0)
-        u = (u * scale).to(tl.bfloat16)  # the rank-r activations in the weights' dtype
         b_rows = b_ptr + group.to(tl.int64) * stride_bl + jr[:, None]  # [BLOCK_R, 1]
-        for n0 in tl.range(c_begin, c_end, BLOCK_N, num_stages=3):
-            cols = n0 + cn
-            c_ok = cols < c_end
-            bt = tl.load(b_rows + cols[None, :] * stride_bn, mask=j_ok[:, None] & c_ok[None, :],
-                         other=0.0)  # [BLOCK_R, BLOCK_N]
-            m = row_ok[:, None] & c_ok[None, :]
-            b0 = tl.load(base_ptr + row_base + cols[None, :], mask=m, other=0.0)
-            delta = tl.dot(u, bt)
-            tl.store(out_ptr + row_base + cols[None, :], (b0.to(tl.float32) + delta).to(tl.bfloat16),
-                     mask=m)
+        for s in tl.static_range(S):
+            lo = tl.maximum(c_begin, tl.load(offs_ptr + s))
+            hi = tl.minimum(c_end, tl.load(offs_ptr + s + 1))
+            if lo < hi:
+                # Second stage of the split-K reduction: this slice's r columns of every
+                # split's partial, once for all the column tiles of the stripe.
+                src = part_ptr + (start + rows)[:, None] * SR + s * r + jr[None, :]
+                u = tl.zeros([BLOCK_M, BLOCK_R], dtype=tl.float32)
+                for k in tl.static_range(SPLIT_K):
+                    u += tl.load(src + k * T * SR, mask=u_mask, other=0.0)
+                u = (u * scale).to(tl.bfloat16)  # the rank-r activations in the weights' dtype
+                for n0 in tl.range(lo, hi, BLOCK_N, num_stages=3):
+                    cols = n0 + cn
+                    c_ok = cols < hi
+                    bt = tl.load(b_rows + cols[None, :] * stride_bn,
+                                 mask=j_ok[:, None] & c_ok[None, :], other=0.0)  # [BLOCK_R, BLOCK_N]
+                    m = row_ok[:, None] & c_ok[None, :]
+                    b0 = tl.load(base_ptr + row_base + cols[None, :], mask=m, other=0.0)
+                    delta = tl.dot(u, bt)
+                    tl.store(out_ptr + row_base + cols[None, :],
+                             (b0.to(tl.float32) + delta).to(tl.bfloat16), mask=m)
     else:
         # Tokens without adapter: out = base.
         for n0 in tl.range(c_begin, c_end, BLOCK_N, num_stages=3):
@@ -165,17 +180,17 @@ def _plan(T, H, N, L, SR, num_sms):
     per_adapter = T / max(1, min(L, T))
     block_m = 16 if per_adapter <= 16 else (32 if per_adapter <= 32 else 64)
     block_k = 128 if block_m <= 32 else 64
-    # Token blocks that can hold tokens: at most one partial block per group plus the full ones.
-    live_blocks = triton.cdiv(T, block_m) + min(L, T)
+    # Every used group has at most one partial block: this bounds the token blocks of a call.
+    max_blocks = triton.cdiv(T, block_m) + min(L + 1, T)
     split_k = 1
-    while split_k * live_blocks < 4 * num_sms and split_k * 2 * block_k <= H and split_k < 16:
+    while split_k * max_blocks < 4 * num_sms and split_k * 2 * block_k <= H and split_k < 16:
         split_k *= 2
     k_per_split = triton.cdiv(triton.cdiv(H, split_k), block_k) * block_k
     # The expand streams base and out: aim for about eight programs per SM.
     stripe = triton.next_power_of_2(N)
-    while stripe > 128 and (live_blocks + 1) * triton.cdiv(N, stripe) < 8 * num_sms:
+    while stripe > 128 and max_blocks * triton.cdiv(N, stripe) < 8 * num_sms:
         stripe //= 2
-    return block_m, block_k, split_k, k_per_split, max(stripe, 128)
+    return block_m, block_k, max_blocks, split_k, k_per_split, max(stripe, 128)
 
 
 def run(x, base, lora_a, lora_b, slice_offsets, lora_ids, scale):
@@ -191,37 +206,35 @@ def run(x, base, lora_a, lora_b, slice_offsets, lora_ids, scale):
     assert SR == S * r and lora_ids.shape == (T,)
     device = x.device
     num_sms = torch.cuda.get_device_properties(device).multi_processor_count
+    block_m, block_k, max_blocks, split_k, k_per_split, stripe = _plan(T, H, N, L, SR, num_sms)
 
     out = torch.empty((T, N), dtype=base.dtype, device=device)
-    if T == 0:
-        return out
     groups = L + 1
     sorted_tokens = torch.empty((T,), dtype=torch.int32, device=device)
     counts = torch.empty((groups,), dtype=torch.int32, device=device)
     starts = torch.empty((groups,), dtype=torch.int32, device=device)
+    block_group = torch.empty((max_blocks,), dtype=torch.int32, device=device)
+    block_row0 = torch.empty((max_blocks,), dtype=torch.int32, device=device)
     g_block = _pow2_at_least(groups, 16)
     chunk = max(16, min(1024, 16384 // g_block))  # a [chunk, g_block] one-hot: 16K values
-    _group_tokens_kernel[(1,)](lora_ids, sorted_tokens, counts, starts, T,
-                               NUM_GROUPS=groups, G_BLOCK=g_block, CHUNK=chunk, num_warps=8)
+    _group_tokens_kernel[(1,)](lora_ids, sorted_tokens, counts, starts, block_group, block_row0,
+                               T, max_blocks,
+                               NUM_GROUPS=groups, G_BLOCK=g_block, CHUNK=chunk, BLOCK_M=block_m,
+                               B_CHUNK=chunk, num_warps=8)
 
-    block_m, block_k, split_k, k_per_split, stripe = _plan(T, H, N, L, SR, num_sms)
-    m_tiles = triton.cdiv(T, block_m)
     partials = torch.empty((split_k, T, SR), dtype=torch.float32, device=device)
-    block_sr = _pow2_at_least(SR, 16)
-    _shrink_kernel[(L * m_tiles, split_k)](
-        x, lora_a, sorted_tokens, counts, starts, partials,
-        T, H, SR, m_tiles,
+    _shrink_kernel[(max_blocks, split_k)](
+        x, lora_a, sorted_tokens, counts, starts, block_group, block_row0, partials,
+        T, H, SR, L,
         x.stride(0), lora_a.stride(0), lora_a.stride(1),
-        K_PER_SPLIT=k_per_split, BLOCK_M=block_m, BLOCK_R=block_sr, BLOCK_K=block_k,
-        num_warps=4)
+        K_PER_SPLIT=k_per_split, BLOCK_M=block_m, BLOCK_R=_pow2_at_least(SR, 16),
+        BLOCK_K=block_k, num_warps=4)
 
-    block_n = 128
-    block_r = _pow2_at_least(r, 16)
-    n_stripes = triton.cdiv(N, stripe)
-    _expand_kernel[(groups * m_tiles, S * n_stripes)](
-        base, lora_b, partials, out, sorted_tokens, counts, starts, slice_offsets, float(scale),
-        T, N, SR, r, m_tiles, n_stripes, L,
+    _expand_kernel[(max_blocks, triton.cdiv(N, stripe))](
+        base, lora_b, partials, out, sorted_tokens, counts, starts, block_group, block_row0,
+        slice_offsets, float(scale),
+        T, N, SR, r, L,
         lora_b.stride(0), lora_b.stride(1),
-        SPLIT_K=split_k, STRIPE=stripe, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_R=block_r,
-        num_warps=4 if block_m <= 32 else 8)
+        S=S, SPLIT_K=split_k, STRIPE=stripe, BLOCK_M=block_m, BLOCK_N=128,
+        BLOCK_R=_pow2_at_least(r, 16), num_warps=4 if block_m <= 32 else 8)
     return out
