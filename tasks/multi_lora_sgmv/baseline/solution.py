@@ -78,7 +78,7 @@ def run(x, base, lora_a, lora_b, slice_offsets, lora_ids, scale):
     _shrink_per_token[(T,)](x, lora_a, lora_ids, u, H, SR,
                             x.stride(0), lora_a.stride(0), lora_a.stride(1),
                             BLOCK_R=block_r, BLOCK_K=64, num_warps=4)
-    block_n = 256
+    block_n = 128
     _expand_per_token[(T, triton.cdiv(N, block_n))](
         base, lora_b, u, out, lora_ids, slice_offsets, float(scale), N, SR, r,
         lora_b.stride(0), lora_b.stride(1),
