@@ -304,12 +304,7 @@ EMULATED_SHAPES = [
     dict(T=150, H=256, N=320, S=2, slices="192,128", L=3, r=64, lora_tokens=150, active_adapters=3,
          segments=5, scale=2.0),
 ]
-try:
-    import triton  # noqa: F401
-    HAVE_TRITON = True
-except ImportError:
-    HAVE_TRITON = False
-if not HAVE_TRITON:
+if importlib.util.find_spec("triton") is None:
     real_properties = torch.cuda.get_device_properties
     for impl in ("expert", "baseline"):
         module = emulated(impl)
