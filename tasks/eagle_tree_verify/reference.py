@@ -114,21 +114,36 @@ def _residual(logits, candidates, first_child, next_sibling, temperature, node, 
     return probs
 
 
-def run(logits, candidates, first_child, next_sibling, coins, temperature,
-        max_depth, topk, greedy, threshold_single, threshold_acc, seed):
+def verify(logits, candidates, first_child, next_sibling, coins, temperature,
+           max_depth, topk, greedy, threshold_single, threshold_acc):
+    """Everything but the seed: (accept_index, accept_len, the greedy next token or the
+    residual's cumulative distribution [B, V] in float64)."""
     accept_index, accept_len, node, target = walk(
         logits, candidates, first_child, next_sibling, coins, temperature,
         max_depth, topk, greedy, threshold_single, threshold_acc)
-    batch = logits.shape[0]
-    rows = torch.arange(batch, device=logits.device)
+    rows = torch.arange(logits.shape[0], device=logits.device)
     if greedy:
         return accept_index, accept_len, target[rows, node]
     residual = _residual(logits, candidates, first_child, next_sibling, temperature, node, topk,
                          torch.float32)
-    cdf = torch.cumsum(residual.double(), dim=-1)
-    threshold = _uniforms(int(seed), batch, logits.device)[:, None] * cdf[:, -1:]
-    pick = torch.searchsorted(cdf, threshold, right=True).clamp_(max=logits.shape[-1] - 1)
-    return accept_index, accept_len, pick.squeeze(1)
+    return accept_index, accept_len, torch.cumsum(residual.double(), dim=-1)
+
+
+def draw(cdf, seed):
+    """Inverse-CDF draw: the first token whose cumulative mass exceeds u * total."""
+    threshold = _uniforms(int(seed), cdf.shape[0], cdf.device)[:, None] * cdf[:, -1:]
+    pick = torch.searchsorted(cdf, threshold, right=True).clamp_(max=cdf.shape[-1] - 1)
+    return pick.squeeze(1)
+
+
+def run(logits, candidates, first_child, next_sibling, coins, temperature,
+        max_depth, topk, greedy, threshold_single, threshold_acc, seed):
+    accept_index, accept_len, last = verify(
+        logits, candidates, first_child, next_sibling, coins, temperature,
+        max_depth, topk, greedy, threshold_single, threshold_acc)
+    if greedy:
+        return accept_index, accept_len, last
+    return accept_index, accept_len, draw(last, seed)
 
 
 def target_probabilities(logits, candidates, first_child, next_sibling, coins, temperature,
