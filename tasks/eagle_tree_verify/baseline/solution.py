@@ -13,6 +13,7 @@ import triton.language as tl
 
 BLOCK = 2048
 INT_MAX = 2147483647
+_BIG = tl.constexpr(2147483647)   # the same value, visible inside kernels
 
 
 @triton.jit
@@ -23,7 +24,7 @@ def _row_stats_kernel(logits_ptr, temp_ptr, argmax_ptr, max_ptr, sum_ptr, num_no
     lane = tl.arange(0, BLOCK)
     if GREEDY:
         best_v = tl.full([BLOCK], float("-inf"), tl.float32)
-        best_i = tl.full([BLOCK], INT_MAX, tl.int32)
+        best_i = tl.full([BLOCK], _BIG, tl.int32)
         for off in range(0, vocab, BLOCK):
             idx = off + lane
             x = tl.load(row + idx, mask=idx < vocab, other=float("-inf"))
@@ -31,7 +32,7 @@ def _row_stats_kernel(logits_ptr, temp_ptr, argmax_ptr, max_ptr, sum_ptr, num_no
             best_v = tl.where(upd, x, best_v)
             best_i = tl.where(upd, idx, best_i)
         m = tl.max(best_v, axis=0)
-        tl.store(argmax_ptr + r, tl.min(tl.where(best_v == m, best_i, INT_MAX), axis=0))
+        tl.store(argmax_ptr + r, tl.min(tl.where(best_v == m, best_i, _BIG), axis=0))
     else:
         inv_t = 1.0 / tl.load(temp_ptr + r // num_nodes)
         m_vec = tl.full([BLOCK], -1e30, tl.float32)
@@ -59,9 +60,10 @@ def _walk_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
     b = tl.program_id(0)
     tree = b * num_nodes
     inv_t = 1.0 / tl.load(temp_ptr + b)
-    node = 0
-    stopped = 0
-    length = 0
+    zero = b * 0                      # int32 scalar tensors for the loop state
+    node = zero
+    stopped = zero
+    length = zero
     tl.store(accept_index_ptr + b * (MAX_DEPTH + 1), 0)
     for depth in tl.static_range(MAX_DEPTH):
         chosen = -1
@@ -108,7 +110,7 @@ def _walk_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
         row = logits_ptr + (tree + node).to(tl.int64) * vocab
         lane = tl.arange(0, BLOCK)
         best_v = tl.full([BLOCK], float("-inf"), tl.float32)
-        best_i = tl.full([BLOCK], INT_MAX, tl.int32)
+        best_i = tl.full([BLOCK], _BIG, tl.int32)
         for off in range(0, vocab, BLOCK):
             idx = off + lane
             valid = idx < vocab
@@ -122,7 +124,7 @@ def _walk_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
             best_v = tl.where(upd, key, best_v)
             best_i = tl.where(upd, idx, best_i)
         top = tl.max(best_v, axis=0)
-        token = tl.min(tl.where(best_v == top, best_i, INT_MAX), axis=0)
+        token = tl.min(tl.where(best_v == top, best_i, _BIG), axis=0)
         tl.store(next_token_ptr + b, token.to(tl.int64))
 
 

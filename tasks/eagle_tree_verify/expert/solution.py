@@ -21,6 +21,7 @@ BLOCK = 4096
 NUM_WARPS = 8
 MAX_SPLITS = 64
 INT_MAX = 2147483647
+_BIG = tl.constexpr(2147483647)   # the same value, visible inside kernels
 _MASK64 = (1 << 64) - 1
 
 
@@ -93,7 +94,7 @@ def _level_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
         slot = b * SPLITS + s
         if GREEDY:
             best_v = tl.full([BLOCK], float("-inf"), tl.float32)
-            best_i = tl.full([BLOCK], INT_MAX, tl.int32)
+            best_i = tl.full([BLOCK], _BIG, tl.int32)
             for off in range(start, end, BLOCK):
                 idx = off + lane
                 x = tl.load(row + idx, mask=idx < end, other=float("-inf"),
@@ -102,7 +103,7 @@ def _level_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
                 best_v = tl.where(upd, x, best_v)
                 best_i = tl.where(upd, idx, best_i)
             m = tl.max(best_v, axis=0)
-            i = tl.min(tl.where(best_v == m, best_i, INT_MAX), axis=0)
+            i = tl.min(tl.where(best_v == m, best_i, _BIG), axis=0)
             tl.store(part_f_ptr + slot * 3, m)
             tl.store(part_i_ptr + slot, i)
         else:
@@ -113,7 +114,7 @@ def _level_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
             sum_e = tl.zeros([BLOCK], tl.float32)
             race_t = tl.zeros([BLOCK], tl.float32)        # best exp(s - run_max) / E per lane,
             race_e = tl.full([BLOCK], 1.0, tl.float32)    # kept as the pair (t, E)
-            race_i = tl.full([BLOCK], INT_MAX, tl.int32)
+            race_i = tl.full([BLOCK], _BIG, tl.int32)
             for off in range(start, end, BLOCK):
                 idx = off + lane
                 valid = idx < end
@@ -147,7 +148,7 @@ def _level_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
                 race_i = tl.where(upd, idx, race_i)
             ratio = race_t / race_e
             best = tl.max(ratio, axis=0)
-            i = tl.min(tl.where(ratio == best, race_i, INT_MAX), axis=0)
+            i = tl.min(tl.where(ratio == best, race_i, _BIG), axis=0)
             tl.store(part_f_ptr + slot * 3, run_max)
             tl.store(part_f_ptr + slot * 3 + 1, tl.sum(sum_e, axis=0))
             tl.store(part_f_ptr + slot * 3 + 2, tl.log(best) + run_max)   # -inf if none
@@ -162,14 +163,14 @@ def _level_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
             pi = tl.load(part_i_ptr + sidx, volatile=True)
             if GREEDY:
                 top = tl.max(pm, axis=0)
-                token = tl.min(tl.where(pm == top, pi, INT_MAX), axis=0)
+                token = tl.min(tl.where(pm == top, pi, _BIG), axis=0)
             else:
                 top = tl.max(pm, axis=0)
                 ps = tl.load(part_f_ptr + sidx * 3 + 1, volatile=True)
                 pk = tl.load(part_f_ptr + sidx * 3 + 2, volatile=True)
                 z = tl.sum(ps * tl.exp(pm - top), axis=0)
                 best_key = tl.max(pk, axis=0)
-                token = tl.min(tl.where(pk == best_key, pi, INT_MAX), axis=0)
+                token = tl.min(tl.where(pk == best_key, pi, _BIG), axis=0)
                 coin = tl.load(coins_ptr + tree + node)
                 acc = 0.0
 
