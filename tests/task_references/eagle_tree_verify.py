@@ -153,6 +153,18 @@ def compare(workload, seed):
             check(torch.allclose(probabilities[b].double(), final, rtol=1e-5, atol=1e-9),
                   f"{label}: request {b} target probabilities")
             check(torch.equal(support[b].bool(), final > 0), f"{label}: request {b} support")
+        # the coins of the path's nodes keep their distance to every acceptance boundary
+        if not greedy:
+            for u in path:
+                kid, acc = int(first_child[b, u]), 0.0
+                p_row = torch.softmax(logits[b, u].double() / float(temperature[b]), dim=0)
+                while kid >= 0:
+                    q = float(p_row[int(candidates[b, kid])])
+                    acc += q
+                    gap = abs(float(coins[b, u]) - acc / threshold_acc)
+                    check(gap >= 0.9 * GET_INPUTS.COIN_MARGIN or acc / threshold_acc >= 1.0,
+                          f"{label}: request {b} node {u} coin {float(coins[b, u])} within {gap} of a boundary")
+                    kid = int(next_sibling[b, kid])
     pattern = sorted(workload["accept_lengths"] * (batch // len(workload["accept_lengths"])))
     check(sorted(lengths) == pattern, f"{label}: accepted lengths {sorted(lengths)} != {pattern}")
     return args, expected
