@@ -66,9 +66,9 @@ def _walk_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
     length = zero
     tl.store(accept_index_ptr + b * (MAX_DEPTH + 1), 0)
     for depth in tl.static_range(MAX_DEPTH):
-        chosen = -1
         c = tl.load(first_ptr + tree + node)
         c = tl.where(stopped != 0, -1, c)
+        chosen = c * 0 - 1
         target = tl.load(argmax_ptr + tree + node)
         m = tl.load(max_ptr + tree + node)
         z = tl.load(sum_ptr + tree + node)

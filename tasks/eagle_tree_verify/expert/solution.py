@@ -175,8 +175,8 @@ def _level_kernel(logits_ptr, cand_ptr, first_ptr, sib_ptr, coins_ptr, temp_ptr,
                 acc = 0.0
 
             # Try the children in sibling order.
-            chosen = -1
             c = tl.load(first_ptr + tree + node)
+            chosen = c * 0 - 1                       # int32 scalar tensor: no child accepted yet
             for k in tl.static_range(KMAX):
                 searching = (c >= 0) & (chosen < 0)
                 cc = tl.maximum(c, 0)
