@@ -35,6 +35,7 @@ def load(name):
 
 
 GET_INPUTS = load("get_inputs")
+GATHER_ANCHOR = load("anchors/torch_gather_rows")
 REFERENCE = load("reference")
 CONFIG = json.loads((TASK / "config.json").read_text())
 SCALE = 2 ** 48
@@ -91,6 +92,30 @@ def literal(draft_probs, draft_token_ids, target_probs, uniforms):
     return tokens, accepted, emitted
 
 
+def two_level(draft_probs, draft_token_ids, target_probs, uniforms, chunk):
+    """The draw split as the guidance splits it: exact integer totals per chunk of `chunk`
+    tokens, the chunk where the running total first exceeds T, then a scan of that chunk."""
+    batch, n_draft, vocab = draft_probs.shape
+    tokens, accepted, emitted = literal(draft_probs, draft_token_ids, target_probs, uniforms)
+    for b in range(batch):
+        j = int(emitted[b])
+        target_row = target_probs[b, j]
+        residual = target_row - draft_probs[b, j] if j < n_draft else target_row
+        weights = REFERENCE._weights(torch.clamp(residual, min=0.0))
+        if int(weights.sum()) == 0:
+            weights = REFERENCE._weights(target_row)
+        padded = torch.zeros(-(-vocab // chunk) * chunk, dtype=torch.int64)
+        padded[:vocab] = weights
+        totals = padded.view(-1, chunk).sum(dim=1)
+        total = int(totals.sum())
+        threshold = min(math.floor(float(uniforms[b, n_draft]) * float(total)), total - 1)
+        before = int((torch.cumsum(totals, 0) <= threshold).sum())
+        local = threshold - int(totals[:before].sum())
+        inside = torch.cumsum(padded.view(-1, chunk)[min(before, totals.numel() - 1)], 0)
+        tokens[b, j] = before * chunk + int((inside <= local).sum())
+    return tokens, accepted, emitted
+
+
 def same(outputs, expected):
     return all(o.dtype == e.dtype and o.shape == e.shape and torch.equal(o, e)
                for o, e in zip(outputs, expected))
@@ -125,6 +150,9 @@ for shape in SHAPES:
     # 2. The reference against the literal rule.
     out = REFERENCE.run(*args)
     check(same(out, literal(*args)), f"{shape}: reference equals the literal loop")
+    check(same(GATHER_ANCHOR.run(*args), out), f"{shape}: the gathered-rows anchor equals it")
+    for chunk in (16, 2048):
+        check(same(two_level(*args, chunk), out), f"{shape}: chunked draw ({chunk}) equals it")
     tokens, accepted, emitted = out
     check(bool((emitted <= accepted).all()), f"{shape}: the prefix never exceeds the passed tests")
     for b in range(batch):
