@@ -9,20 +9,22 @@ position). Its integer weights are summed exactly, so the inverse CDF splits int
 over chunk totals and a fine step inside one chunk:
 
 1. `_chunk_weights_kernel`, grid (chunks, batch): every program re-derives j for its request,
-   loads its CHUNK tokens of p_j and q_j once (q only when j < n), and writes two int64 totals:
-   the residual weights and the target weights (the fallback when the residual weighs nothing).
-   The programs of all requests stream the needed rows at once, so a batch of 32 requests still
-   fills the device.
-2. `_draw_kernel`, grid (batch,): one program per request reads its chunk totals, picks the
-   residual or the fallback totals, forms T = min(floor(u_n * W), W - 1), finds the chunk whose
+   loads its CHUNK tokens of p_j and q_j once (q only when j < n), and writes the int64 total of
+   the chunk's residual weights. The programs of all requests stream the needed rows at once, so
+   a batch of 32 requests still fills the device.
+2. `_draw_kernel`, grid (batch,): one program per request reads its chunk totals (and, only in
+   the rare case that they sum to zero, forms the target row's chunk totals itself for the
+   fallback), forms T = min(floor(u_n * W), W - 1), finds the chunk whose
    running total first exceeds T by a prefix scan over the totals, reloads that one chunk (its
    bytes were just read by kernel 1), scans its integer weights, and counts the tokens whose
    running sum is at most T: chunk * CHUNK + count is the drawn token. It also writes the token
    row, the number of passed tests and the prefix length.
 
 Integer weights make the sums exact and independent of the summation order, so the chunked draw
-returns the same token as a sequential scan. Nothing is synchronized with the host; grids and
-scratch ([batch, chunks] int64, twice) depend on shapes only.
+returns the same token as a sequential scan. The float-to-int64 conversion is the costliest
+instruction per token (16 per clock per SM on sm_90), so the streaming pass does one per token:
+the fallback's target weights are not formed there. Nothing is synchronized with the host; grids
+and scratch ([batch, chunks] int64) depend on shapes only.
 
 PyTorch is used only to allocate the outputs and the scratch.
 """
@@ -62,7 +64,7 @@ def _test_drafts(ids_ptr, draft_ptr, target_ptr, unif_ptr, b, n_draft,
 
 @triton.jit
 def _chunk_weights_kernel(
-    draft_ptr, ids_ptr, target_ptr, unif_ptr, part_res_ptr, part_tgt_ptr,
+    draft_ptr, ids_ptr, target_ptr, unif_ptr, part_res_ptr,
     n_draft, vocab, num_chunks,
     stride_db, stride_dn, stride_ib, stride_tb, stride_tn, stride_ub,
     N_P2: tl.constexpr, CHUNK: tl.constexpr, SCALE: tl.constexpr,
@@ -78,15 +80,12 @@ def _chunk_weights_kernel(
     q = tl.load(draft_ptr + b * stride_db + j * stride_dn + cols,
                 mask=in_row & (j < n_draft), other=0.0)
     w_res = (tl.maximum(p - q, 0.0) * SCALE).to(tl.int64)
-    w_tgt = (p * SCALE).to(tl.int64)
-    slot = b * num_chunks + chunk
-    tl.store(part_res_ptr + slot, tl.sum(w_res, axis=0))
-    tl.store(part_tgt_ptr + slot, tl.sum(w_tgt, axis=0))
+    tl.store(part_res_ptr + b * num_chunks + chunk, tl.sum(w_res, axis=0))
 
 
 @triton.jit
 def _draw_kernel(
-    draft_ptr, ids_ptr, target_ptr, unif_ptr, part_res_ptr, part_tgt_ptr,
+    draft_ptr, ids_ptr, target_ptr, unif_ptr, part_res_ptr,
     tokens_ptr, accepted_ptr, emitted_ptr,
     n_draft, vocab, num_chunks,
     stride_db, stride_dn, stride_ib, stride_tb, stride_tn, stride_ub, stride_ob,
@@ -101,11 +100,18 @@ def _draw_kernel(
     # Coarse step: the chunk totals of the row that is drawn from.
     c_idx = tl.arange(0, CHUNKS_P2)
     c_live = c_idx < num_chunks
-    res = tl.load(part_res_ptr + b * num_chunks + c_idx, mask=c_live, other=0)
-    tgt = tl.load(part_tgt_ptr + b * num_chunks + c_idx, mask=c_live, other=0)
-    # A residual of no weight (the drafter covers the target everywhere) falls back to p_j.
-    has_residual = tl.sum(res, axis=0) > 0
-    parts = tl.where(has_residual, res, tgt)
+    parts = tl.load(part_res_ptr + b * num_chunks + c_idx, mask=c_live, other=0)
+    # A residual of no weight (the drafter covers the target everywhere) falls back to p_j. It
+    # does not occur on real rows, so this program forms the target's chunk totals itself, in a
+    # loop that runs zero times otherwise.
+    has_residual = tl.sum(parts, axis=0) > 0
+    target_row = target_ptr + b * stride_tb + j * stride_tn
+    fallback_chunks = tl.where(has_residual, 0, num_chunks)
+    for c in range(0, fallback_chunks):
+        cols_c = c * CHUNK + tl.arange(0, CHUNK)
+        p_c = tl.load(target_row + cols_c, mask=cols_c < vocab, other=0.0)
+        chunk_total = tl.sum((p_c * SCALE).to(tl.int64), axis=0)
+        parts = tl.where(c_idx == c, chunk_total, parts)
     total = tl.sum(parts, axis=0)
     u = tl.load(unif_ptr + b * stride_ub + n_draft)
     # floor(u * W) with the product rounded to float64 (u * W >= 0, so truncation is floor).
@@ -119,7 +125,7 @@ def _draw_kernel(
     # Fine step: the weights of that one chunk, recomputed exactly as kernel 1 summed them.
     cols = chunk * CHUNK + tl.arange(0, CHUNK)
     in_row = cols < vocab
-    p = tl.load(target_ptr + b * stride_tb + j * stride_tn + cols, mask=in_row, other=0.0)
+    p = tl.load(target_row + cols, mask=in_row, other=0.0)
     q = tl.load(draft_ptr + b * stride_db + j * stride_dn + cols,
                 mask=in_row & (j < n_draft) & has_residual, other=0.0)
     w = (tl.maximum(p - q, 0.0) * SCALE).to(tl.int64)
@@ -164,18 +170,17 @@ def run(draft_probs, draft_token_ids, target_probs, uniforms):
         return tokens, accepted, emitted
     num_chunks = triton.cdiv(vocab, _CHUNK)
     part_res = torch.empty((batch, num_chunks), dtype=torch.int64, device=device)
-    part_tgt = torch.empty((batch, num_chunks), dtype=torch.int64, device=device)
     n_p2 = max(2, triton.next_power_of_2(n_draft))
     strides = (draft_probs.stride(0), draft_probs.stride(1), draft_token_ids.stride(0),
                target_probs.stride(0), target_probs.stride(1), uniforms.stride(0))
 
     _chunk_weights_kernel[(num_chunks, batch)](
-        draft_probs, draft_token_ids, target_probs, uniforms, part_res, part_tgt,
+        draft_probs, draft_token_ids, target_probs, uniforms, part_res,
         n_draft, vocab, num_chunks, *strides,
         N_P2=n_p2, CHUNK=_CHUNK, SCALE=_WEIGHT_SCALE, num_warps=_CHUNK_WARPS,
     )
     _draw_kernel[(batch,)](
-        draft_probs, draft_token_ids, target_probs, uniforms, part_res, part_tgt,
+        draft_probs, draft_token_ids, target_probs, uniforms, part_res,
         tokens, accepted, emitted,
         n_draft, vocab, num_chunks, *strides, tokens.stride(0),
         N_P2=n_p2, OUT_P2=max(2, triton.next_power_of_2(n_draft + 1)),
