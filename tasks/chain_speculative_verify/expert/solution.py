@@ -93,14 +93,16 @@ def _draw_kernel(
     CHUNK: tl.constexpr, SCALE: tl.constexpr,
 ):
     b = tl.program_id(0).to(tl.int64)
+    # The chunk totals do not depend on j: their load is issued first, beside the tests' loads.
+    c_idx = tl.arange(0, CHUNKS_P2)
+    c_live = c_idx < num_chunks
+    parts = tl.load(part_res_ptr + b * num_chunks + c_idx, mask=c_live, other=0)
+    u = tl.load(unif_ptr + b * stride_ub + n_draft)
     j, passed_count = _test_drafts(ids_ptr, draft_ptr, target_ptr, unif_ptr, b, n_draft,
                                    stride_ib, stride_db, stride_dn, stride_tb, stride_tn,
                                    stride_ub, N_P2)
 
     # Coarse step: the chunk totals of the row that is drawn from.
-    c_idx = tl.arange(0, CHUNKS_P2)
-    c_live = c_idx < num_chunks
-    parts = tl.load(part_res_ptr + b * num_chunks + c_idx, mask=c_live, other=0)
     # A residual of no weight (the drafter covers the target everywhere) falls back to p_j. It
     # does not occur on real rows, so this program forms the target's chunk totals itself, in a
     # loop that runs zero times otherwise.
@@ -113,7 +115,6 @@ def _draw_kernel(
         chunk_total = tl.sum((p_c * SCALE).to(tl.int64), axis=0)
         parts = tl.where(c_idx == c, chunk_total, parts)
     total = tl.sum(parts, axis=0)
-    u = tl.load(unif_ptr + b * stride_ub + n_draft)
     # floor(u * W) with the product rounded to float64 (u * W >= 0, so truncation is floor).
     threshold = (u * total.to(tl.float64)).to(tl.int64)
     threshold = tl.minimum(threshold, total - 1)
