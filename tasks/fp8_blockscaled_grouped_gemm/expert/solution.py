@@ -12,7 +12,8 @@ Design (guidance.json):
   tiles in (group, column block, row block) order, with the row blocks at or past masked_m
   writing zeros without touching A or B. Operands arrive by TMA (host tensor descriptors) through
   a multi-stage software pipeline; the activation scales are read as one contiguous vector per
-  K block from their column-block-major layout.
+  K block from their column-block-major layout, and with 128-wide column tiles the weight scale
+  is one value per K block, so the promotion is a single FMA per accumulator element.
 * L3: tile shapes per layout: 128 x 128 with two warpgroups for the compute-bound contiguous
   products (the promoted accumulator and the block product both stay in registers), 64 x 128 and
   a deeper pipeline for the bandwidth-bound masked decode.
@@ -74,7 +75,8 @@ def _fp8_grouped_gemm_kernel(
         cols = n0 + col_in_tile
         col_ok = cols < N
         b_row0 = g * N + n0
-        b_scale_row = b_scale_ptr + g * n_scale_blocks * K_BLOCKS + (cols // BLOCK_K) * K_BLOCKS
+        # BLOCK_N == 128 and n0 % 128 == 0: the tile's columns share one weight scale per K block.
+        b_scale_row = b_scale_ptr + (g * n_scale_blocks + n_tile) * K_BLOCKS
         # A dead tile runs no K step: its accumulator stays zero and only zeros are stored.
         k_steps = tl.where(tile_live, K_BLOCKS, 0)
 
@@ -84,10 +86,11 @@ def _fp8_grouped_gemm_kernel(
             a = a_desc.load([a_row0, k0])                     # [BLOCK_M, 128] e4m3
             b = b_desc.load([b_row0, k0])                     # [BLOCK_N, 128] e4m3
             sa = tl.load(a_scale_base + kb * ROWS_PER_GROUP + local_m, mask=in_group, other=0.0)
-            sb = tl.load(b_scale_row + kb, mask=col_ok, other=0.0)
-            # One K block on the FP8 tensor cores, then promoted with its two scales.
+            sb = tl.load(b_scale_row + kb)
+            # One K block on the FP8 tensor cores, then promoted with its two scales: the
+            # scales combine into one per-row factor, so promotion is one FMA per element.
             block = tl.dot(a, b.T)
-            acc += (block * sa[:, None]) * sb[None, :]
+            acc += block * (sa * sb)[:, None]
 
         out = tl.where(row_ok[:, None], acc, 0.0).to(tl.bfloat16)
         ptrs = d_ptr + out_row[:, None] * N + cols[None, :]
@@ -95,7 +98,7 @@ def _fp8_grouped_gemm_kernel(
 
 
 def _config(masked):
-    """(BLOCK_M, BLOCK_N, num_warps, stages)."""
+    """(BLOCK_M, BLOCK_N, num_warps, stages). BLOCK_N stays 128, one weight-scale block."""
     if masked:
         # Decode: few rows per group, bandwidth-bound on the weights.
         return 64, 128, 4, 6
@@ -109,6 +112,7 @@ def run(a, a_scale, b, b_scale, grouping):
     k_blocks = k // SCALE_BLOCK
     masked = a.dim() == 3
     block_m, block_n, num_warps, stages = _config(masked)
+    assert block_n == SCALE_BLOCK, "the promotion takes one weight scale per tile and K block"
 
     if masked:
         assert a.shape[0] == groups and a.shape[2] == k and grouping.shape == (groups,)
