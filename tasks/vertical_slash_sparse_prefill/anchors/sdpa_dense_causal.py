@@ -2,8 +2,8 @@
 FlashAttention backend, over every key up to each query row.
 
 This is not the task's operator: it attends to all j <= i, a superset of the selected keys, so
-its output does not match the reference and its correctness verdict is expected to fail. It is
-the speed bar a sparse kernel must clear: what the same prompt costs when the index is ignored
+its output does not match the reference; the task lists it in evaluation.timing_only_anchors,
+so it is timed without comparison. It is the speed bar a sparse kernel must clear: what the same prompt costs when the index is ignored
 and attention runs dense with the fastest library kernel on the device. The grouped key and
 value heads go to SDPA as they are (enable_gqa); where the flash backend refuses that, they are
 repeated to the query heads once, decided on the first call.
