@@ -154,6 +154,13 @@ def independent(x):
     return rotated, y.reshape(tokens, heads, n), scale.reshape(tokens, heads)
 
 
+def to_tf32(t):
+    """Round fp32 values to tf32 (10 mantissa bits), nearest even."""
+    bits = t.float().contiguous().view(torch.int32)
+    bits = (bits + 0xFFF + ((bits >> 13) & 1)) & ~0x1FFF
+    return bits.view(torch.float32)
+
+
 def rel(a, b):
     a, b = a.double(), b.double()
     return ((a - b).norm() / b.norm()).item()
@@ -208,19 +215,21 @@ def check_reference():
         assert rel(unrounded, y64) > 5 * GATE, f"unrounded output passes at n = {n}"
         m, p = REFERENCE.split_order(n)
         if n >= 768:
-            # Stages of the butterfly rounded to bf16.
-            v = x.float().reshape(-1, m, p)
-            half = 1
-            while half < p:
-                w = v.reshape(v.shape[0], m, p // (2 * half), 2, half)
-                a, b = w[:, :, :, 0, :], w[:, :, :, 1, :]
-                v = torch.stack([a + b, a - b], dim=3).reshape(-1, m, p).bfloat16().float()
-                half *= 2
-            v = torch.einsum("rip,ij->rjp", v.double(), paley(m)) if m > 1 else v.double()
-            r = v.reshape(-1, n) / math.sqrt(n)
-            s = r.abs().amax(dim=1, keepdim=True) / 448.0
-            yb = round_by_table((r / s).clamp(-448, 448)).reshape(x.shape)
-            assert rel(yb, y64) > GATE, f"bf16 intermediates pass at n = {n}: {rel(yb, y64)}"
+            # Stages of the butterfly rounded to bf16, or to tf32 (10 mantissa bits).
+            for name, rounding in (("bf16", lambda t: t.bfloat16().float()), ("tf32", to_tf32)):
+                v = x.float().reshape(-1, m, p)
+                half = 1
+                while half < p:
+                    w = v.reshape(v.shape[0], m, p // (2 * half), 2, half)
+                    a, b = w[:, :, :, 0, :], w[:, :, :, 1, :]
+                    v = rounding(torch.stack([a + b, a - b], dim=3).reshape(-1, m, p))
+                    half *= 2
+                v = torch.einsum("rip,ij->rjp", v.double(), paley(m)) if m > 1 else v.double()
+                r = v.reshape(-1, n) / math.sqrt(n)
+                s = r.abs().amax(dim=1, keepdim=True) / 448.0
+                yb = round_by_table((r / s).clamp(-448, 448)).reshape(x.shape)
+                err = rel(yb, y64)
+                assert err > GATE, f"{name} intermediates pass at n = {n}: {err}"
 
 
 def check_work_model():
