@@ -24,7 +24,8 @@ TASK = Path(__file__).resolve().parents[2] / "tasks" / "kmeans_fused_assign"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"kmeans_{name}", TASK / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"kmeans_{name.replace('/', '_')}",
+                                                  TASK / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -152,6 +153,31 @@ check(torch.equal(assign_ref.long(), assign64), "ties: reference matches the flo
 check(bool((assign64 != 4).all() and (assign64 != 5).all()) and bool((assign64 == 1).any()),
       "ties: the lowest duplicate takes the points")
 check(torch.equal(cent_ref[0, 4], c0[0, 4].float()), "ties: the losing duplicate keeps c0")
+
+# The matmul anchor on CPU: PyTorch 1.13 has no fp16 baddbmm there, so it runs with a stand-in
+# that computes the product in float32 and rounds the result to fp16 once, as the GPU GEMM does.
+ANCHOR = load("anchors/matmul_argmin")
+library_baddbmm = torch.baddbmm
+
+
+def baddbmm_fp16(input, batch1, batch2, alpha=1.0):
+    product = torch.bmm(batch1.float(), batch2.float())
+    return (input.float() + alpha * product).to(torch.float16)
+
+
+torch.baddbmm = baddbmm_fp16
+try:
+    for shape in SHAPES[:3]:
+        x, c0, iters = GET_INPUTS.get_inputs(config(*shape, seed=5))
+        assign_ref, cent_ref = REFERENCE.run(x, c0, iters)
+        assign_anchor, cent_anchor = ANCHOR.run(x, c0, iters)
+        check(assign_anchor.dtype == torch.int32 and torch.equal(assign_anchor, assign_ref),
+              f"{shape}: matmul anchor assigns as the reference")
+        err = rel_err(cent_anchor, cent_ref)
+        check(cent_anchor.dtype == torch.float32 and err < gate / 20,
+              f"{shape}: matmul anchor centroids: {err:.2e}")
+finally:
+    torch.baddbmm = library_baddbmm
 
 # Work model: every distance of every iteration (2 d flops per point-centroid pair) plus the
 # sums of the update; bytes: x once per iteration, c0 once, both outputs once.

@@ -64,8 +64,8 @@ def _accumulate_kernel(x_ptr, assign_ptr, sums_ptr, counts_ptr, N, K,
     x = tl.load(x_ptr + (b * N + rows)[:, None] * D + dims[None, :], mask=row_mask[:, None],
                 other=0.0).to(tl.float32)
     a = tl.load(assign_ptr + b * N + rows, mask=row_mask, other=0)
-    tl.atomic_add(sums_ptr + (b * K + a)[:, None] * D + dims[None, :], x,
-                  mask=row_mask[:, None])
+    full_mask = row_mask[:, None] & (dims[None, :] < D)
+    tl.atomic_add(sums_ptr + (b * K + a)[:, None] * D + dims[None, :], x, mask=full_mask)
     tl.atomic_add(counts_ptr + b * K + a, tl.full([BLOCK_N], 1, tl.int32), mask=row_mask)
 
 
