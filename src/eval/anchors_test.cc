@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 
 #include "eval/evaluator.h"
 #include "task/task_loader.h"
+#include "util/temp_dir.h"
 #include "validity/python_analyzer.h"
 
 namespace d2k::eval {
@@ -22,17 +24,15 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = D2K_SOURCE_DIR;
 
-// "def run(a, b, c=5):" -> "a, b, c=5" (a return annotation allowed); empty when the file
-// defines no run.
+// "def run(a, b,\n        c=5):" -> "a, b, c=5" (a signature over several lines, a return
+// annotation allowed); empty when the file defines no run.
 std::string run_parameters(const fs::path& file) {
   std::ifstream in(file);
-  std::string line;
-  const std::regex def(R"(^def run\((.*)\)(\s*->[^:]*)?:)");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::regex def(R"((^|\n)def run\(([^)]*)\)(\s*->[^:]*)?:)");
   std::smatch match;
-  while (std::getline(in, line)) {
-    if (std::regex_search(line, match, def)) return match[1];
-  }
-  return "";
+  if (!std::regex_search(text, match, def)) return "";
+  return std::regex_replace(std::string(match[2]), std::regex(R"(\s+)"), " ");
 }
 
 std::vector<task::Task> tasks_with_anchors() {
@@ -87,26 +87,55 @@ TEST(Anchors, KeepTheSolutionContractAndPassTheirStaticCheck) {
 }
 
 // Imported as the worker imports an anchor: its folder and the task folder on sys.path. The
-// torch.compile anchors compile on their first call, so they load with any torch.
+// torch.compile anchors compile on their first call, so they load with any torch. One
+// interpreter imports them all (PyTorch's import dominates), forgetting the modules each task's
+// anchors imported from its folder (reference, get_inputs) before the next task's.
+constexpr const char* kLoadAnchors = R"py(
+import importlib.util, sys
+failed = 0
+for line in sys.stdin:
+    task_dir, anchor_dir, file = line.rstrip("\n").split("\t")
+    before = set(sys.modules)
+    sys.path[:0] = [anchor_dir, task_dir]
+    try:
+        spec = importlib.util.spec_from_file_location("anchor", file)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        assert callable(module.run), "no run()"
+    except BaseException as error:
+        failed += 1
+        print(f"{file}: {type(error).__name__}: {error}")
+    del sys.path[:2]
+    for name in set(sys.modules) - before - {"torch", "numpy"}:
+        if (getattr(sys.modules[name], "__file__", None) or "").startswith(task_dir):
+            del sys.modules[name]
+sys.exit(1 if failed else 0)
+)py";
+
 TEST(Anchors, Load) {
+  const util::TempDir dir;
+  std::ofstream(dir.path() / "load.py") << kLoadAnchors;
+  std::ofstream list(dir.path() / "anchors.tsv");
+  int anchors = 0;
   for (const task::Task& task : tasks_with_anchors()) {
     for (const std::string& name : task.anchor_names()) {
       const fs::path file = task.anchor_file(name);
-      SCOPED_TRACE(file.string());
-      const std::string command =
-          std::string(D2K_PYTHON_EXECUTABLE) + " -c \"import importlib.util, sys; sys.path[:0] = ['" +
-          file.parent_path().string() + "', '" + task.dir.string() +
-          "']; spec = importlib.util.spec_from_file_location('anchor', '" + file.string() +
-          "'); module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module); "
-          "assert callable(module.run)\" 2>&1";
-      FILE* pipe = popen(command.c_str(), "r");
-      ASSERT_NE(pipe, nullptr);
-      std::string output;
-      char buffer[512];
-      while (fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
-      EXPECT_EQ(pclose(pipe), 0) << output;
+      list << task.dir.string() << "\t" << file.parent_path().string() << "\t" << file.string()
+           << "\n";
+      ++anchors;
     }
   }
+  list.close();
+  const std::string command = std::string(D2K_PYTHON_EXECUTABLE) + " " +
+                              (dir.path() / "load.py").string() + " < " +
+                              (dir.path() / "anchors.tsv").string() + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[512];
+  while (fgets(buffer, sizeof buffer, pipe) != nullptr) output += buffer;
+  EXPECT_EQ(pclose(pipe), 0) << output;
+  EXPECT_GE(anchors, 9);
 }
 
 TEST(Anchors, AnUnknownAnchorIsNamedWithTheKnownOnes) {

@@ -645,6 +645,7 @@ TEST_F(StoreTest, JudgeTableIsAddedToAVersionOneStore) {
   {
     // Take the file back to version 1: the evaluation tables as they were, no judge table.
     Database db(store_path());
+    db.exec("ALTER TABLE evaluations DROP COLUMN outputs_compared");
     db.exec("ALTER TABLE evaluations DROP COLUMN anchor");
     db.exec("ALTER TABLE evaluations DROP COLUMN mode");
     db.exec("ALTER TABLE workload_results DROP COLUMN timing_json");
