@@ -82,7 +82,7 @@ TEST_F(WorkspaceStagerTest, KernelConfigurationsGetTheSharedFilesTemplateAndInst
 
 TEST_F(WorkspaceStagerTest, TheStagedConfigLeavesTheWorkModelOut) {
   nlohmann::json config = nlohmann::json::parse(util::read_text_file(task_dir_ / "config.json"));
-  config["work_model"] = {{"flops", "2 * n"}, {"bytes", "12 * n"}, {"math_dtype", "fp32"}};
+  config["work_model"] = {{"flops", "2 * alpha"}, {"bytes", "12 * alpha"}, {"math_dtype", "fp32"}};
   write_text(task_dir_ / "config.json", config.dump());
   for (GuidanceConfig each : {GuidanceConfig::none, GuidanceConfig::design}) {
     const nlohmann::json staged =
