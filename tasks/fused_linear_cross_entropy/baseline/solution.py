@@ -122,8 +122,10 @@ def run(hidden, weight, targets):
     assert hidden.is_contiguous() and weight.is_contiguous() and targets.is_contiguous()
     device = hidden.device
 
-    logits = torch.empty((ELEMENTS,), dtype=torch.float32, device=device)
-    ds = torch.empty((ELEMENTS,), dtype=torch.bfloat16, device=device)
+    # One row of either phase must fit, however long.
+    elements = max(ELEMENTS, v, n)
+    logits = torch.empty((elements,), dtype=torch.float32, device=device)
+    ds = torch.empty((elements,), dtype=torch.bfloat16, device=device)
     lse = torch.empty((n,), dtype=torch.float32, device=device)
     count = torch.empty((1,), dtype=torch.float32, device=device)
     loss = torch.zeros((), dtype=torch.float32, device=device)
@@ -132,7 +134,7 @@ def run(hidden, weight, targets):
     _count_kernel[(1,)](targets, count, n, IGNORE=IGNORE_INDEX, BLOCK=1024, num_warps=4)
 
     # Phase 1: token chunks of `rows` rows against the whole vocabulary.
-    rows = max(1, min(n, ELEMENTS // v))
+    rows = max(1, min(n, elements // v))
     for start in range(0, n, rows):
         r = min(rows, n - start)
         h_chunk = hidden[start:start + r]
@@ -144,7 +146,7 @@ def run(hidden, weight, targets):
         _matmul(ds, weight, grad_hidden[start:start + r], r, h, v, (v, 1), (h, 1), (h, 1), True)
 
     # Phase 2: vocabulary chunks of `vocab` rows against every token.
-    vocab = max(1, min(v, ELEMENTS // n))
+    vocab = max(1, min(v, elements // n))
     for start in range(0, v, vocab):
         c = min(vocab, v - start)
         w_chunk = weight[start:start + c]
