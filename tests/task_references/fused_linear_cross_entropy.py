@@ -7,7 +7,7 @@ closed form written here in float64: the log-sum-exp per row and the logit gradi
 (softmax - one-hot) / kept count fed to the two gradient products by hand. The same closed form
 with the logit gradient rounded to bf16 and its entries below 2^-12 skipped per 128 x 128 tile
 (what a fused implementation computes) must stay inside the gate, and three wrong variants must
-fail it. It also recounts the work model and checks that the memory bound leaves no room for the
+fail it. The chunked library anchor must match the reference. It also recounts the work model and checks that the memory bound leaves no room for the
 logits of a registered workload.
 """
 
@@ -148,6 +148,19 @@ for shape in SHAPES:
             continue
         worst = max(rel_err(o, e) for o, e in zip(outs, exact))
         check(worst > 3 * GATE, f"{shape}: the gate catches '{name}': {worst:.2e}")
+
+# The chunked library anchor computes the task's semantics (its chunks, fp32 grad_weight sum).
+spec = importlib.util.spec_from_file_location("flce_anchor_chunked", TASK / "anchors" / "chunked_torch.py")
+ANCHOR = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ANCHOR)
+for shape in [(300, 200, 3001), (129, 64, 20000)]:
+    args = GET_INPUTS.get_inputs(config(*shape, seed=6))
+    ref = REFERENCE.run(*args)
+    out = ANCHOR.run(*args)
+    check(all(o.dtype == r.dtype and o.shape == r.shape for o, r in zip(out, ref)),
+          f"{shape}: chunked anchor dtypes and shapes")
+    errs = [rel_err(o, r) for o, r in zip(out, ref)]
+    check(max(errs) < GATE / 2, f"{shape}: chunked anchor vs reference: {errs}")
 
 # The float32 reference and the closed form are the same function.
 args = GET_INPUTS.get_inputs(config(200, 128, 2000, seed=5))
