@@ -1,5 +1,5 @@
 """Anchor: the chunked library path, in the manner of Liger-Kernel's fused linear cross-entropy,
-with PyTorch's own operators (Liger and Cut Cross-Entropy are not installed on the device).
+with PyTorch's own operators (Liger and Cut Cross-Entropy are not known to be on the device).
 
 Token rows are processed in chunks of next_power_of_2(ceil(N / ceil(V / H))) rows, the chunk
 size rule Liger uses, so that one chunk's logits are about as large as the hidden states. Per
