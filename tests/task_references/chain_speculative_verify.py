@@ -12,7 +12,6 @@ was accepted) that of position 1, whatever the drafter. It also recounts the wor
 """
 
 import bisect
-import importlib.util
 import itertools
 import json
 import math
@@ -24,14 +23,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "chain_speculative_verify"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"csv_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("chain_speculative_verify", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -40,17 +38,7 @@ REFERENCE = load("reference")
 CONFIG = json.loads((TASK / "config.json").read_text())
 SCALE = 2 ** 48
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 def config(batch, n_draft, vocab, draft_noise, edge, seed):
@@ -249,5 +237,4 @@ for workload in CONFIG["workloads"]:
     aux = eval(CONFIG["evaluation"]["peak_aux_bytes"], {}, params)
     check(aux >= 8 * batch * vocab, f"{label}: scratch bound holds one int64 row per request")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

@@ -11,9 +11,7 @@ float64. It also checks the semantics of invalid, duplicate and all-invalid rows
 the work model of every registered workload.
 """
 
-import importlib.util
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -22,14 +20,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "dsa_sparse_mla"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"dsa_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("dsa_sparse_mla", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -95,21 +92,7 @@ def independent(q, kv_cache, indices, sm_scale):
     return out, lse
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 # The encoder returns the nearest e4m3 value (ties to the even code) for every input.
@@ -247,5 +230,4 @@ for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
     check(model["bytes"] < attended * 1152 * 2 or rows * h * 576 * 2 > attended * 1152,
           f"{label}: the work model is below the gathered copy's traffic")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

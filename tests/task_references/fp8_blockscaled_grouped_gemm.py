@@ -10,7 +10,6 @@ form, not the dequantize-then-multiply form). It also recounts the work model of
 workload from what get_inputs draws.
 """
 
-import importlib.util
 import json
 import math
 import sys
@@ -21,14 +20,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "fp8_blockscaled_grouped_gemm"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"fp8gg_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("fp8_blockscaled_grouped_gemm", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -36,17 +34,7 @@ REFERENCE = load("reference")
 CONFIG = json.loads((TASK / "config.json").read_text())
 GATE = CONFIG["tolerance"]["rel_norm_rtol"] * CONFIG["tolerance"]["grader_scale"]
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 def decode_e4m3(codes):
@@ -115,10 +103,6 @@ def blockscaled(a, a_scale, b, b_scale, grouping):
             scale = a_scale[g, j, :m].double()[:, None] * b_scale[g, :, j].double().repeat_interleave(128)[None, :]
             out[g, :m] += part * scale
     return out
-
-
-def rel_err(out, ref):
-    return float((out.double() - ref).norm() / ref.norm())
 
 
 def cfg(entry, seed):
@@ -238,5 +222,4 @@ for entry in CONFIG["workloads"]:
         check(int((grouping >= 0).sum()) == rows and len(torch.unique(grouping[grouping >= 0])) == groups,
               f"{label}: drawn rows and groups match the work model")
 
-print(f"{passed} checks passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+check.finish()

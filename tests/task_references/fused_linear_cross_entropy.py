@@ -22,14 +22,13 @@ import torch.nn.functional as F
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "fused_linear_cross_entropy"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"flce_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("fused_linear_cross_entropy", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -81,21 +80,7 @@ def closed_form(hidden, weight, targets, *, round_grad=False, filter_eps=0.0, so
     return loss, grad @ w, grad.t() @ h
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 for shape in SHAPES:
@@ -190,5 +175,4 @@ for workload in CONFIG["workloads"]:
     check(bound > 4 * n * h + 4 * 16384 * h + 12 * n * 16,
           f"{label}: the memory bound fits the fused design's fp32 accumulators")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

@@ -17,7 +17,6 @@ segmented forms must match it to float64 accuracy; and the chunked form with bf1
 every tensor-core product must stay inside the gate. It also recounts the work model.
 """
 
-import importlib.util
 import json
 import math
 import sys
@@ -28,14 +27,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "gated_delta_rule_chunk_prefill"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"gdn_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("gated_delta_rule_chunk_prefill", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -203,21 +201,7 @@ def segmented(q, k, v, g, beta, h0, cu, scale, seg_chunks):
     return o, final
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 # The blocked inverse is the inverse.
@@ -320,5 +304,4 @@ for workload in CONFIG["quick_workloads"]:
           and workload["h_v"] % workload["h_qk"] == 0,
           f"{workload['label']}: T, n_seqs, lengths and head counts agree")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

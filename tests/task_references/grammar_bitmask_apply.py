@@ -11,7 +11,6 @@ the tolerance note claims, and recount the work model from masks get_inputs draw
 registered shapes.
 """
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -21,14 +20,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "grammar_bitmask_apply"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"grammar_bitmask_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("grammar_bitmask_apply", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -36,17 +34,7 @@ REFERENCE = load("reference")
 CONFIG = json.loads((TASK / "config.json").read_text())
 GATE = CONFIG["tolerance"]["rel_norm_rtol"] * CONFIG["tolerance"]["grader_scale"]
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 def config(entry, seed):
@@ -211,5 +199,4 @@ for workload in CONFIG["workloads"]:
           f"{label}: peak_aux_bytes {aux} below the logits' size")
     print(f"{label}: work model {model / 1e6:.3f} MB, drawn {drawn / 1e6:.3f} MB")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

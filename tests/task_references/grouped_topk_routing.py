@@ -12,7 +12,6 @@ distribution, that the tie rule decides real cases, the torch.topk anchor, and t
 import importlib.util
 import itertools
 import json
-import math
 import sys
 from pathlib import Path
 

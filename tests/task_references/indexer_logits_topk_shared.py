@@ -13,7 +13,6 @@ float-order keys, four 8-bit digit passes, the equal-key count), the torch.topk 
 work model of every registered workload.
 """
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -23,16 +22,14 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "indexer_logits_topk_shared"
 sys.path.insert(0, str(TASK))  # the anchors import `reference` as the harness lets them
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"indexer_{name.replace('/', '_')}",
-                                                  TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("indexer_logits_topk_shared", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -40,17 +37,7 @@ REFERENCE = load("reference")
 TOPK_ANCHOR = load("anchors/torch_topk")
 CONFIG = json.loads((TASK / "config.json").read_text())
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 def params(overrides, seed):
@@ -241,5 +228,4 @@ check(torch.equal(req, torch.arange(4, dtype=torch.int32).repeat_interleave(16))
 check(bool((ke_s.view(4, 16)[:, 1:] - ke_s.view(4, 16)[:, :-1] == 1).all()) and int(ks_s.abs().sum()) == 0,
       "prefill ranges start at 0 and grow by one per query")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

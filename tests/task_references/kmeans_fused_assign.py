@@ -10,7 +10,6 @@ the stated margin even when distances are computed the low-precision way (fp16 c
 dropped, float32 sums), and recounts the work model of every registered workload.
 """
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -20,15 +19,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "kmeans_fused_assign"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"kmeans_{name.replace('/', '_')}",
-                                                  TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("kmeans_fused_assign", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -73,21 +70,7 @@ def lloyd64(x, c0, iters):
     return assignments, centroids
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 gate = CONFIG["tolerance"]["rel_norm_rtol"] * CONFIG["tolerance"]["grader_scale"]
@@ -198,5 +181,4 @@ for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
     check(aux >= bt * k * d * 6 + bt * n * 4, f"{label}: peak_aux_bytes covers the scratch")
     check(set(params) == {"Bt", "N", "d", "K", "iters"}, f"{label}: every key is used")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

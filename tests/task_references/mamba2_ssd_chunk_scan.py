@@ -23,14 +23,13 @@ import torch.nn.functional as F
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "mamba2_ssd_chunk_scan"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"ssd_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("mamba2_ssd_chunk_scan", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -106,25 +105,11 @@ def dual(x, dt, A, B, C, D, dt_bias, initial_states):
     return y, final
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
 def as_fp32(args):
     return [a.float() if torch.is_tensor(a) and a.is_floating_point() else a for a in args]
 
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 for shape in SHAPES:
@@ -240,5 +225,4 @@ for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
     check(2 * scratch <= bound < 2 * scratch + 2 * b * h * (256 * 8 + 64 * 128 * 2) + 1,
           f"{workload['label']}: peak_aux_bytes {bound} doubles the scratch {scratch}")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

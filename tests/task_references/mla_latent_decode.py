@@ -9,7 +9,6 @@ the value projection applied after the softmax, computed in float64. It also rec
 model of every registered workload from the lengths get_inputs draws.
 """
 
-import importlib.util
 import json
 import math
 import sys
@@ -20,14 +19,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "mla_latent_decode"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"mla_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("mla_latent_decode", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -72,25 +70,11 @@ def absorbed(q_nope, q_rope, kv_cache, block_table, seq_lens, w_uk, w_uv, sm_sca
     return out
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
 def as_dtype(args, dtype):
     return [a.to(dtype) if torch.is_tensor(a) and a.is_floating_point() else a for a in args]
 
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 for shape in SHAPES:
@@ -160,5 +144,4 @@ for workload in CONFIG["workloads"]:
     check(model["flops"] * 50 < 2 * 512 * 256 * h * sum(lengths),
           f"{label}: the work model is far below the expanded form's count")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

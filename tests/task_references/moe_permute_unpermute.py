@@ -9,7 +9,6 @@ note claims (the error of another fp32 summation order, of bf16 accumulation, of
 row), and recount the work model of every registered workload from routings get_inputs draws.
 """
 
-import importlib.util
 import json
 import math
 import sys
@@ -20,14 +19,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "moe_permute_unpermute"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"moe_perm_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("moe_permute_unpermute", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -78,22 +76,7 @@ def looped(x, topk_ids, topk_weights, expert_out, x_perm, num_experts, align):
             y, permuted)
 
 
-def rel_err(out, ref):
-    out, ref = out.double(), ref.double()
-    return float((out - ref).norm() / ref.norm())
-
-
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 # The quick workloads (ragged counts, dropped slots, empty experts, FP8 rows, align 1) plus one
@@ -242,5 +225,4 @@ for workload in CONFIG["workloads"]:
     y_bytes = T * H * 2
     check(0 < aux < y_bytes / 4, f"{label}: peak_aux_bytes {aux} well below the output y")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

@@ -27,6 +27,8 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "multi_lora_sgmv"
 
 
@@ -216,25 +218,11 @@ def per_token(x, base, lora_a, lora_b, slice_offsets, lora_ids, scale):
     return out
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
 def as_dtype(args, dtype):
     return [a.to(dtype) if torch.is_tensor(a) and a.is_floating_point() else a for a in args]
 
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 for shape in SHAPES:
@@ -350,5 +338,4 @@ for workload in CONFIG["workloads"]:
     check(2 * T * params["L"] * S * r * (H + N) > 4 * flops,
           f"{label}: the reference does far more products than the work model counts")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

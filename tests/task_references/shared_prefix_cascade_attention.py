@@ -11,7 +11,6 @@ each with its log-sum-exp, combined by their weights). It also recounts the work
 registered workload from the lengths get_inputs draws.
 """
 
-import importlib.util
 import json
 import math
 import sys
@@ -22,14 +21,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "shared_prefix_cascade_attention"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"cascade_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("shared_prefix_cascade_attention", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -111,25 +109,11 @@ def split_and_combine(q, k_cache, v_cache, prefix_table, suffix_table, suffix_le
     return out
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
 def as_dtype(args, dtype):
     return [a.to(dtype) if torch.is_tensor(a) and a.is_floating_point() else a for a in args]
 
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 GATE = CONFIG["tolerance"]["rel_norm_rtol"] * CONFIG["tolerance"]["grader_scale"]
@@ -228,5 +212,4 @@ for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
         repeated = 2 * h_kv * d * 2 * (batch - 1) * prefix_len
         check(repeated > model["bytes"], f"{label}: the repeated prefix outweighs the least traffic")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

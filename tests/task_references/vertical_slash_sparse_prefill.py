@@ -11,7 +11,6 @@ recounts the work model: the formula must equal the count of its stated lower bo
 at or below the exact number of attended pairs of inputs drawn for every registered workload.
 """
 
-import importlib.util
 import json
 import math
 import sys
@@ -22,14 +21,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "vertical_slash_sparse_prefill"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"vs_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("vertical_slash_sparse_prefill", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -97,25 +95,11 @@ def block_coarsened(q, k, v, vertical_idx, slash_idx, sm_scale, block=64):
     return out
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
 def as_dtype(args, dtype):
     return [a.to(dtype) if torch.is_tensor(a) and a.is_floating_point() else a for a in args]
 
 
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 for shape in SHAPES:
@@ -226,5 +210,4 @@ for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
     if workload in CONFIG["workloads"]:
         check(ratio > 0.85, f"{label}: the bound is within 15 % of the attended pairs: {ratio:.3f}")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()

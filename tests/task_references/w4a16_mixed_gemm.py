@@ -10,7 +10,6 @@ float64 product of that decode. It also checks that the inputs look like a quant
 model and the scratch bound of every registered workload.
 """
 
-import importlib.util
 import json
 import random
 import sys
@@ -21,14 +20,13 @@ import torch
 # Leave no __pycache__ in the task folder.
 sys.dont_write_bytecode = True
 
+from support.task_checks import Checks, load_module, rel_err  # noqa: E402
+
 TASK = Path(__file__).resolve().parents[2] / "tasks" / "w4a16_mixed_gemm"
 
 
 def load(name):
-    spec = importlib.util.spec_from_file_location(f"w4a16_{name}", TASK / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("w4a16_mixed_gemm", name)
 
 
 GET_INPUTS = load("get_inputs")
@@ -72,21 +70,7 @@ def decode64(qweight, scales, qzeros):
     return weight.to(torch.bfloat16).double(), codes, zeros
 
 
-def rel_err(out, ref):
-    return float((out.double() - ref.double()).norm() / ref.double().norm())
-
-
-failures = []
-passed = 0
-
-
-def check(ok, what):
-    global passed
-    if ok:
-        passed += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
+check = Checks()
 
 
 rng = random.Random(7)
@@ -166,5 +150,4 @@ for workload in CONFIG["workloads"] + CONFIG["quick_workloads"]:
     check(set(workload) - {"label", "specialization_params"} <= {"M", "K", "N", "symmetric"},
           f"{label}: every key is read by get_inputs")
 
-print(f"{passed} passed, {len(failures)} failed")
-raise SystemExit(1 if failures else 0)
+check.finish()
