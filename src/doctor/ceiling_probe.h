@@ -15,7 +15,7 @@ class CeilingProbe {
  public:
   virtual ~CeilingProbe() = default;
 
-  // Dense square matrix products, in flop/s, for a math dtype of task::kMathDtypes.
+  // Dense square matrix products, in flop/s, for a math dtype of task::kMeasuredMathDtypes.
   virtual record::Ceiling matmul(const std::string& math_dtype) = 0;
   // Streaming over a buffer far larger than the L2: bytes read per second, bytes written per
   // second, and bytes read plus written per second by a copy.

@@ -20,7 +20,7 @@ record::Ceiling positive(record::Ceiling ceiling, const std::string& what) {
 
 record::DeviceCeilings measure_ceilings(CeilingProbe& probe, const std::string& device_name) {
   record::DeviceCeilings ceilings;
-  for (const std::string_view dtype : task::kMathDtypes) {
+  for (const std::string_view dtype : task::kMeasuredMathDtypes) {
     const std::string name(dtype);
     ceilings.matmul[name] = positive(probe.matmul(name), name + " matrix");
   }

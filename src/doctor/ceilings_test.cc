@@ -66,6 +66,7 @@ TEST(DatasheetTest, KnowsTheH200AndH100ByTheirCudaNames) {
   EXPECT_EQ(datasheet_for("NVIDIA H200")->bandwidth.rate, 4.8e12);
   EXPECT_EQ(datasheet_for("NVIDIA H100 80GB HBM3")->bandwidth.rate, 3.35e12);
   EXPECT_EQ(datasheet_for("NVIDIA H200")->matmul.at("fp32").rate, 66.9e12);
+  EXPECT_EQ(datasheet_for("NVIDIA H200")->matmul.at("fp8").rate, 1978.9e12);
   EXPECT_FALSE(datasheet_for("NVIDIA H200 NVL").has_value());
 }
 

@@ -99,11 +99,14 @@ struct Workload {
 struct WorkModel {
   std::string flops;
   std::string bytes;
-  std::string math_dtype;  // "bf16", "fp16" or "fp32": whose matrix ceiling bounds the flops
+  std::string math_dtype;  // "bf16", "fp16", "fp32" or "fp8": whose matrix ceiling bounds the flops
 };
 
-// The math dtypes a work model may name; `d2k doctor` measures a matrix ceiling for each.
-inline constexpr std::array<std::string_view, 3> kMathDtypes{"bf16", "fp16", "fp32"};
+// The math dtypes a work model may name.
+inline constexpr std::array<std::string_view, 4> kMathDtypes{"bf16", "fp16", "fp32", "fp8"};
+// The math dtypes `d2k doctor` times itself; fp8 (e4m3 products, as DeepSeek-style FP8 GEMMs
+// run them) is bounded by the datasheet's rate alone.
+inline constexpr std::array<std::string_view, 3> kMeasuredMathDtypes{"bf16", "fp16", "fp32"};
 
 // An output checked as a sample from a distribution instead of against the reference's values
 // (an entry of evaluation.output_checks with "kind": "distribution"; docs/protocol.md, "What is

@@ -291,7 +291,8 @@ std::optional<WorkModel> read_work_model(const ConfigReader& reader, const Node&
                   reader.string(node.child("math_dtype"))};
   if (std::find(kMathDtypes.begin(), kMathDtypes.end(), model.math_dtype) == kMathDtypes.end()) {
     reader.fail(node.child("math_dtype").path,
-                fmt::format("expected \"bf16\", \"fp16\" or \"fp32\", got \"{}\"", model.math_dtype));
+                fmt::format("expected \"bf16\", \"fp16\", \"fp32\" or \"fp8\", got \"{}\"",
+                            model.math_dtype));
   }
   const auto evaluate = [&](const std::string& field, const std::string& formula,
                             const Workload& workload) {

@@ -503,7 +503,7 @@ TEST_F(TaskLoaderTest, RejectsANegativeWorkAndAnUnknownMathDtype) {
   EXPECT_EQ(config_error(replaced(kConfig, R"("fixed_params": {"scale": 2},)",
                                   replaced(kWorkModel, R"("fp32")", R"("int8")")))
                 .message(),
-            "work_model.math_dtype: expected \"bf16\", \"fp16\" or \"fp32\", got \"int8\"");
+            "work_model.math_dtype: expected \"bf16\", \"fp16\", \"fp32\" or \"fp8\", got \"int8\"");
 }
 
 // The repository's Muon task counts the least work of its map (docs/task-format.md): two Grams and

@@ -209,7 +209,7 @@ for workload in CONFIG["workloads"]:
     n = p["q_per_req"]
     attended = sum(n * length - n * (n - 1) // 2 for length in lengths)
     tokens = p["batch"] * n
-    flops = p["H"] * p["head_dim"] * attended           # FP8 products at twice the bf16 rate
+    flops = 2 * p["H"] * p["head_dim"] * attended       # FP8 products, at the fp8 ceiling
     nbytes = sum(lengths) * (p["head_dim"] + 4) + tokens * (p["H"] * (p["head_dim"] + 4) + p["topk"] * 4 + 12)
     model = {key: eval(CONFIG["work_model"][key], {}, p) for key in ("flops", "bytes")}
     label = workload["label"]
