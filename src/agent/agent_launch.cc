@@ -1,13 +1,13 @@
 #include "agent/agent_launch.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "util/program_path.h"
 
 namespace d2k::agent {
 namespace fs = std::filesystem;
@@ -24,7 +24,7 @@ void write_file(const fs::path& file, const std::string& text) {
 }
 
 fs::path require_on_path(const std::string& program, const std::string& what) {
-  const auto found = find_on_path(program);
+  const auto found = util::find_on_path(program);
   if (!found) {
     throw std::runtime_error(what + " is not installed here: `" + program +
                              "` is not on PATH. Install it, or give --agent a command line.");
@@ -215,18 +215,6 @@ LaunchPlan plan_command(const LaunchRequest& request) {
 }
 
 }  // namespace
-
-std::optional<fs::path> find_on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return std::nullopt;
-  std::istringstream folders(path);
-  std::string folder;
-  while (std::getline(folders, folder, ':')) {
-    const fs::path candidate = fs::path(folder.empty() ? "." : folder) / program;
-    if (access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
-  }
-  return std::nullopt;
-}
 
 void require_agent_cli(const AgentSpec& agent) {
   if (agent.kind == AgentKind::claude) require_on_path("claude", "Claude Code");

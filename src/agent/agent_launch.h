@@ -44,7 +44,4 @@ LaunchPlan plan_launch(const LaunchRequest& request);
 // Throws std::runtime_error, saying what to install, when the agent's CLI is not on PATH.
 void require_agent_cli(const AgentSpec& agent);
 
-// The full path of `program` found on PATH, or nullopt.
-std::optional<std::filesystem::path> find_on_path(const std::string& program);
-
 }  // namespace d2k::agent

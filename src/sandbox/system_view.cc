@@ -4,12 +4,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "sandbox/ld_cache.h"
+#include "util/program_path.h"
 #include "util/python_executable.h"
 
 namespace d2k::sandbox {
@@ -51,27 +54,23 @@ std::string output_of(const std::string& command) {
   return text;
 }
 
-fs::path find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  for (const auto& folder : split(std::getenv("PATH"))) {
-    std::error_code error;
-    if (fs::is_regular_file(folder / name, error)) return folder / name;
-  }
-  return {};
-}
-
-// The compilers a JIT would pick ($CC first, as Triton does), and for each the folders it
-// reports: "install:" and "programs:" of -print-search-dirs, and the #include <...> search list.
+// The compilers a JIT would pick ($CC first, as Triton does), each asked once however many
+// names it goes by, and for each the folders it reports: "install:" and "programs:" of
+// -print-search-dirs, and the #include <...> search list.
 std::vector<fs::path> compiler_folders() {
   std::vector<fs::path> folders;
   std::vector<std::string> names{"gcc", "cc", "clang"};
   if (const char* cc = std::getenv("CC"); cc != nullptr && *cc != '\0') names.insert(names.begin(), cc);
+  std::set<fs::path> asked;
   for (const auto& name : names) {
-    const fs::path program = find_program(name);
-    if (program.empty()) continue;
+    const std::optional<fs::path> found =
+        name.find('/') != std::string::npos ? std::optional<fs::path>(name) : util::find_on_path(name);
+    if (!found) continue;
+    const fs::path& program = *found;
     std::error_code error;
     const fs::path real = fs::canonical(program, error);
-    if (!error) folders.push_back(real.parent_path());
+    if (error || !asked.insert(real).second) continue;
+    folders.push_back(real.parent_path());
     const std::string quoted = "'" + program.string() + "'";
     std::istringstream dirs(output_of(quoted + " -print-search-dirs 2>/dev/null"));
     for (std::string line; std::getline(dirs, line);) {

@@ -1,8 +1,8 @@
 #pragma once
 // What a minimal root (policy.h) must hold for a worker or an agent's command to run, derived
 // from the host: the interpreter's own view of where it lives, the loader's cache, the libraries
-// this process has mapped, the search paths, the C compiler's folders, the GPU's device nodes. Never a list of one
-// machine's folders, and never a home folder, /root, /proc or the host's /dev.
+// this process has mapped, the search paths, the C compiler's folders, the GPU's device nodes.
+// Never a list of one machine's folders, and never a home folder, /root, /proc or the host's /dev.
 
 #include <filesystem>
 #include <utility>
