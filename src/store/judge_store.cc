@@ -50,12 +50,12 @@ std::vector<record::JudgeAssessment> JudgeStore::list(const JudgeQuery& query) c
       "WHERE (?1 IS NULL OR task_id = ?1) AND (?2 IS NULL OR kind = ?2) "
       "AND (?3 IS NULL OR status = ?3) "
       "ORDER BY created_at DESC, id DESC LIMIT ?4");
-  select.bind_optional_text(1, query.task);
   const auto name_of = [](const auto& value) -> std::optional<std::string> {
     if (!value) return std::nullopt;
     return record::to_string(*value);
   };
-  select.bind(2, name_of(query.kind), name_of(query.status), query.limit > 0 ? query.limit : -1);
+  select.bind(1, query.task, name_of(query.kind), name_of(query.status),
+              query.limit > 0 ? query.limit : -1);
 
   std::vector<record::JudgeAssessment> rows;
   while (select.step()) {

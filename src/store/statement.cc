@@ -34,14 +34,6 @@ void Statement::bind_text(int index, std::string_view value) {
   }
 }
 
-void Statement::bind_optional_text(int index, const std::optional<std::string>& value) {
-  if (value) {
-    bind_text(index, *value);
-  } else {
-    bind_null(index);
-  }
-}
-
 void Statement::bind_null(int index) {
   if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail("bind");
 }

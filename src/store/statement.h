@@ -26,11 +26,9 @@ class Statement {
   void bind_double(int index, double value);
   void bind_text(int index, std::string_view value);
   void bind_null(int index);
-  // The text, or NULL when absent (for "?N IS NULL OR column = ?N" filters).
-  void bind_optional_text(int index, const std::optional<std::string>& value);
-
   // Binds `values` to ?first, ?first+1, ... in order: integers and bools as integers,
-  // floating-point values as doubles, strings as text, an empty std::optional as NULL.
+  // floating-point values as doubles, strings as text, an empty std::optional as NULL (as the
+  // "?N IS NULL OR column = ?N" filters want).
   template <typename... Values>
   void bind(int first, const Values&... values) {
     int index = first;
