@@ -20,10 +20,9 @@ struct Known {
 // HBM3, 3.35 TB/s) share Hopper's compute rates: 989.4 TFLOP/s dense bf16 and fp16, 66.9
 // TFLOP/s fp32, 1978.9 TFLOP/s dense fp8.
 constexpr std::array<Known, 2> kKnown{{
-    {"NVIDIA H200", "datasheet (NVIDIA H200 SXM)", 989.4e12, 989.4e12, 66.9e12, 1978.9e12,
-     4.8e12},
-    {"NVIDIA H100 80GB HBM3", "datasheet (NVIDIA H100 SXM)", 989.4e12, 989.4e12, 66.9e12,
-     1978.9e12, 3.35e12},
+    {"NVIDIA H200", "datasheet (NVIDIA H200 SXM)", 989.4e12, 989.4e12, 66.9e12, 1978.9e12, 4.8e12},
+    {"NVIDIA H100 80GB HBM3", "datasheet (NVIDIA H100 SXM)", 989.4e12, 989.4e12, 66.9e12, 1978.9e12,
+     3.35e12},
 }};
 
 }  // namespace

@@ -140,12 +140,15 @@ TEST(Anchors, Load) {
 
 TEST(Anchors, AnUnknownAnchorIsNamedWithTheKnownOnes) {
   const task::Task task = task::load_task(kSource / "tests" / "fixtures" / "tasks" / "cpu_scale_add");
-  EXPECT_EQ(task.anchor_names(), (std::vector<std::string>{"another_operator", "compiles_first", "reference_call", "torch_add"}));
+  EXPECT_EQ(task.anchor_names(), (std::vector<std::string>{"another_operator", "compiles_first",
+                                                           "reference_call", "torch_add"}));
   try {
     task.anchor_file("cublas");
     FAIL() << "an unknown anchor was found";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("another_operator, compiles_first, reference_call, torch_add"), std::string::npos)
+    EXPECT_NE(std::string(error.what())
+                  .find("another_operator, compiles_first, reference_call, torch_add"),
+              std::string::npos)
         << error.what();
   }
   EXPECT_TRUE(task::load_task(kSource / "tests" / "fixtures" / "tasks" / "cpu_ema_state")

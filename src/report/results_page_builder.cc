@@ -44,9 +44,8 @@ std::optional<double> passed_latency(const record::EvaluationResult* evaluation,
 // The page shows the suite's protocol, cold-cache timing (docs/timing.md); an evaluation timed
 // hot is a study of the cache policy, which docs/timing.md reports on its own.
 bool timed_cold(const record::EvaluationResult& evaluation) {
-  return std::all_of(evaluation.workloads.begin(), evaluation.workloads.end(), [](const auto& w) {
-    return !w.latency || w.latency->cache_policy == "cold";
-  });
+  return std::all_of(evaluation.workloads.begin(), evaluation.workloads.end(),
+                     [](const auto& w) { return !w.latency || w.latency->cache_policy == "cold"; });
 }
 
 // An implementation's evaluations, newest first.
@@ -196,16 +195,16 @@ ResultsPage build_results_page(const store::Store& store, const std::vector<std:
           measured.bound = bound_of(*w.sol);
         }
         // A timing-only anchor computed another operator: its time is a point of comparison.
-        MeasuredRow row = measured_row(
-            evaluation->outputs_compared ? label : label + " (timing only)", *evaluation, w,
-            reference, baseline);
+        MeasuredRow row =
+            measured_row(evaluation->outputs_compared ? label : label + " (timing only)",
+                         *evaluation, w, reference, baseline);
         if (row.sol_fraction && *row.sol_fraction > 1.0) {
           page.over_sol.push_back({task_id, workload, label, *row.sol_fraction});
         }
         if (evaluation->impl_kind == "anchor" && row.mean_s) {
           if (const auto expert_s = passed_latency(expert, workload); expert_s && *expert_s > 0.0) {
-            task.anchors.push_back({workload, evaluation->anchor, *row.mean_s, *expert_s,
-                                    *row.mean_s / *expert_s});
+            task.anchors.push_back(
+                {workload, evaluation->anchor, *row.mean_s, *expert_s, *row.mean_s / *expert_s});
           }
         }
         measured.rows.push_back(std::move(row));

@@ -56,9 +56,9 @@ class ResultsRendererTest : public ::testing::Test {
     save("reference", "", {{"w1", 1.0}}, "NVIDIA H200", "u");
   }
 
-  int64_t save(const std::string& kind, const std::string& anchor, const std::vector<Measured>& workloads,
-               const std::string& device = "NVIDIA H200", const std::string& task = "t",
-               const std::string& cache_policy = "cold") {
+  int64_t save(const std::string& kind, const std::string& anchor,
+               const std::vector<Measured>& workloads, const std::string& device = "NVIDIA H200",
+               const std::string& task = "t", const std::string& cache_policy = "cold") {
     record::EvaluationResult result;
     result.created_at = "2026-12-02T10:00:0" + std::to_string(counter_++) + "Z";
     result.task_id = task;

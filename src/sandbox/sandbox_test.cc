@@ -246,15 +246,19 @@ TEST_F(SandboxTest, AMinimalRootHoldsOnlyWhatThePolicyLists) {
 TEST_F(SandboxTest, AMinimalRootCanBuildAPythonExtensionWithTheHostsCompiler) {
   if (std::system("command -v gcc > /dev/null") != 0) GTEST_SKIP() << "no gcc on this host";
   const std::string command =
-      std::string("printf '#include <Python.h>\\nint ok(void) { return Py_IsInitialized(); }\\n' > m.c && ") +
+      std::string(
+          "printf '#include <Python.h>\\nint ok(void) { return Py_IsInitialized(); }\\n' > m.c "
+          "&& ") +
       "gcc m.c -O1 -shared -fPIC -o m.so -I\"$(" + D2K_PYTHON_EXECUTABLE +
       " -c 'import sysconfig; print(sysconfig.get_paths()[\"include\"])')\" && echo built-ok";
   const RunResult open = run(command, workspace.path());
-  if (open.output.find("built-ok") == std::string::npos) GTEST_SKIP() << "no Python headers: " << open.output;
+  if (open.output.find("built-ok") == std::string::npos)
+    GTEST_SKIP() << "no Python headers: " << open.output;
 
   const RunResult result = run(command, workspace.path(), minimal());
   if (!applied(result.report.minimal_root, result.report)) return;
-  EXPECT_NE(result.output.find("built-ok"), std::string::npos) << result.output << result.report.summary();
+  EXPECT_NE(result.output.find("built-ok"), std::string::npos)
+      << result.output << result.report.summary();
 }
 
 TEST_F(SandboxTest, AMinimalRootRunsAsAnUnprivilegedUserWithoutCapabilities) {

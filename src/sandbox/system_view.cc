@@ -60,11 +60,13 @@ std::string output_of(const std::string& command) {
 std::vector<fs::path> compiler_folders() {
   std::vector<fs::path> folders;
   std::vector<std::string> names{"gcc", "cc", "clang"};
-  if (const char* cc = std::getenv("CC"); cc != nullptr && *cc != '\0') names.insert(names.begin(), cc);
+  if (const char* cc = std::getenv("CC"); cc != nullptr && *cc != '\0')
+    names.insert(names.begin(), cc);
   std::set<fs::path> asked;
   for (const auto& name : names) {
-    const std::optional<fs::path> found =
-        name.find('/') != std::string::npos ? std::optional<fs::path>(name) : util::find_on_path(name);
+    const std::optional<fs::path> found = name.find('/') != std::string::npos
+                                              ? std::optional<fs::path>(name)
+                                              : util::find_on_path(name);
     if (!found) continue;
     const fs::path& program = *found;
     std::error_code error;

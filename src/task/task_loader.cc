@@ -439,7 +439,8 @@ void check_timing_only_anchors(const ConfigReader& reader, const Node& config, c
   for (size_t i = 0; i < task.evaluation.timing_only_anchors.size(); ++i) {
     const std::string& name = task.evaluation.timing_only_anchors[i];
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      reader.fail(list.element(i).path, fmt::format("no anchor \"{}\" (anchors/{}.py)", name, name));
+      reader.fail(list.element(i).path,
+                  fmt::format("no anchor \"{}\" (anchors/{}.py)", name, name));
     }
   }
 }

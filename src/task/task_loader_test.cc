@@ -195,7 +195,8 @@ TEST_F(TaskLoaderTest, ATimingOnlyAnchorMustBeOneOfTheTasksAnchors) {
                                       R"("outputs": ["y"], "timing_only_anchors": ["dense"])");
   const fs::path dir = write_task("t", config);
   const TaskError error = load_error(dir);
-  EXPECT_EQ(error.message(), "evaluation.timing_only_anchors[0]: no anchor \"dense\" (anchors/dense.py)");
+  EXPECT_EQ(error.message(),
+            "evaluation.timing_only_anchors[0]: no anchor \"dense\" (anchors/dense.py)");
   write(dir / "anchors" / "dense.py", "def run(x, state, scale):\n    return x\n");
   EXPECT_EQ(load_task(dir).evaluation.timing_only_anchors, std::vector<std::string>{"dense"});
 }
@@ -500,10 +501,11 @@ TEST_F(TaskLoaderTest, RejectsANegativeWorkAndAnUnknownMathDtype) {
                                     replaced(kWorkModel, "rows * cols * scale", "-rows")))
                   .message()
                   .starts_with("work_model.flops: workload \"small\": -4 is negative"));
-  EXPECT_EQ(config_error(replaced(kConfig, R"("fixed_params": {"scale": 2},)",
-                                  replaced(kWorkModel, R"("fp32")", R"("int8")")))
-                .message(),
-            "work_model.math_dtype: expected \"bf16\", \"fp16\", \"fp32\" or \"fp8\", got \"int8\"");
+  EXPECT_EQ(
+      config_error(replaced(kConfig, R"("fixed_params": {"scale": 2},)",
+                            replaced(kWorkModel, R"("fp32")", R"("int8")")))
+          .message(),
+      "work_model.math_dtype: expected \"bf16\", \"fp16\", \"fp32\" or \"fp8\", got \"int8\"");
 }
 
 // The repository's Muon task counts the least work of its map (docs/task-format.md): two Grams and

@@ -13,7 +13,8 @@ std::optional<std::filesystem::path> find_on_path(const std::string& program) {
   std::istringstream folders(path);
   std::string folder;
   while (std::getline(folders, folder, ':')) {
-    const std::filesystem::path candidate = std::filesystem::path(folder.empty() ? "." : folder) / program;
+    const std::filesystem::path candidate =
+        std::filesystem::path(folder.empty() ? "." : folder) / program;
     if (access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate)) {
       return candidate;
     }

@@ -64,7 +64,8 @@ TEST(AnchorEvalTest, ATimingOnlyAnchorIsTimedWithoutComparison) {
   EXPECT_TRUE(evaluation.at("workloads").at(0).contains("latency"));
   const auto stored = store::Store::open_read_only(run.store()).evaluations().list();
   ASSERT_EQ(stored.size(), 1u);
-  EXPECT_FALSE(store::Store::open_read_only(run.store()).evaluations().load(stored[0].id)->outputs_compared);
+  EXPECT_FALSE(
+      store::Store::open_read_only(run.store()).evaluations().load(stored[0].id)->outputs_compared);
 }
 
 TEST(AnchorEvalTest, AnUnknownAnchorIsAUsageErrorNamingTheKnownOnes) {
