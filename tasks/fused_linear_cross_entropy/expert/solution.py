@@ -151,7 +151,6 @@ def _backward_kernel(h_ptr, w_ptr, y_ptr, lse_ptr, count_ptr, dh_acc_ptr, dw_acc
     if biggest >= filter_eps:
         inv_count = 1.0 / tl.load(count_ptr)
         ds = (g * inv_count).to(tl.bfloat16)              # [BM, BN]
-        ds_t = tl.trans(ds)                               # [BN, BM]
         offs_o = tl.arange(0, BLOCK_OUT)
         for k in range(0, H, BLOCK_OUT):
             kk = k + offs_o
@@ -161,11 +160,14 @@ def _backward_kernel(h_ptr, w_ptr, y_ptr, lse_ptr, count_ptr, dh_acc_ptr, dw_acc
             dh_part = tl.dot(ds, w_blk)                                        # [BM, BO]
             tl.atomic_add(dh_acc_ptr + rows[:, None] * H + kk[None, :], dh_part,
                           mask=valid[:, None] & k_ok[None, :], sem="relaxed")
-            h_blk = tl.load(h_ptr + rows[:, None] * stride_h + kk[None, :],
-                            mask=row_ok[:, None] & k_ok[None, :], other=0.0)   # [BM, BO]
-            dw_part = tl.dot(ds_t, h_blk)                                      # [BN, BO]
-            tl.atomic_add(dw_acc_ptr + local[:, None] * H + kk[None, :], dw_part,
-                          mask=col_ok[:, None] & k_ok[None, :], sem="relaxed")
+            # The grad_weight tile is formed transposed, h^T ds, with h read transposed from
+            # memory: transposing ds in registers (an MMA result) would feed the second product
+            # a layout that Triton 3.4+ miscompiles on Hopper.
+            h_t = tl.load(h_ptr + rows[None, :] * stride_h + kk[:, None],
+                          mask=row_ok[None, :] & k_ok[:, None], other=0.0)     # [BO, BM]
+            dw_part_t = tl.dot(h_t, ds)                                        # [BO, BN]
+            tl.atomic_add(dw_acc_ptr + local[None, :] * H + kk[:, None], dw_part_t,
+                          mask=col_ok[None, :] & k_ok[:, None], sem="relaxed")
 
 
 @triton.jit

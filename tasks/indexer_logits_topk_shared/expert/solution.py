@@ -38,6 +38,9 @@ CHUNK = 2048             # key positions per score program
 QB_SHARED = 8            # queries per score program when requests hold several queries
 SCORE_WARPS = 4
 SCORE_STAGES = 3
+# A prefill block keeps QB query tiles besides the key tile; three stages of that overflow the
+# 227 KB of shared memory an H200 block may use, two fit.
+SCORE_STAGES_SHARED = 2
 TOPK_BLOCK = 4096        # scores per step of the radix passes
 TOPK_WARPS = 8
 
@@ -203,7 +206,7 @@ def run(q, k_cache, k_scale, weights, block_table, query_req, ks, ke, topk):
         q, k_cache, k_scale, weights, block_table, query_req, ks, ke, scores,
         tokens, heads, max_pages, page_size, width,
         HP=hp, QB=qb, BLOCK_N=BLOCK_N, CHUNK=CHUNK, D=HEAD_DIM,
-        num_warps=SCORE_WARPS, num_stages=SCORE_STAGES,
+        num_warps=SCORE_WARPS, num_stages=SCORE_STAGES if qb == 1 else SCORE_STAGES_SHARED,
     )
     _topk_kernel[(tokens,)](
         scores, ks, ke, out, width, topk,
